@@ -1,0 +1,40 @@
+# uvmmu: cycle-accurate GPU unified-memory page-migration hardware, in Go,
+# with Verilog export. `make test` is the whole test suite; see README.md.
+
+GO        ?= go
+PKGS      := ./...
+# Debian packages that provide the Verilog tools the test suite drives.
+SIM_PKGS  := iverilog verilator yosys
+SIM_TOOLS := iverilog vvp verilator yosys
+
+.PHONY: test lint tools bench
+
+## test: formatting and vet checks, then every Go test (block testbenches,
+## kernel tests, and the Verilog lint and co-simulation suites).
+test: tools lint
+	UVMMU_REQUIRE_SIM=1 $(GO) test -count=1 $(PKGS)
+
+## lint: gofmt and go vet.
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+## tools: make sure Icarus Verilog, Verilator and Yosys are installed;
+## installs them with apt-get when running as root.
+tools:
+	@missing=""; for t in $(SIM_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing$$missing (Debian packages: $(SIM_PKGS))"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SIM_PKGS) >/dev/null; \
+	  else \
+	    echo "missing tools:$$missing"; \
+	    echo "install the Debian/Ubuntu packages: sudo apt-get install $(SIM_PKGS)"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+## bench: kernel and block benchmarks with allocation counts.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -1,0 +1,92 @@
+package rtl_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/uvmmu/uvmmu/rtl"
+)
+
+// faulty is a block whose Drive and Eval run whatever a test plugs in.
+type faulty struct {
+	rtl.Base
+	drive, eval func()
+	r           *rtl.Reg[uint8]
+}
+
+func newFaulty(s *rtl.Sim, name string) *faulty {
+	f := &faulty{drive: func() {}, eval: func() {}}
+	s.Add(f, name)
+	f.r = rtl.NewReg[uint8](&f.Base, "r", 4, 0)
+	return f
+}
+
+func (f *faulty) Drive() { f.drive() }
+func (f *faulty) Eval()  { f.eval() }
+
+func TestCheckedModeCatchesModelingErrors(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func(s *rtl.Sim)
+		want  string
+	}{
+		{"register written twice", func(s *rtl.Sim) {
+			f := newFaulty(s, "a")
+			f.eval = func() { f.r.Set(1); f.r.Set(2) }
+		}, "register a.r written twice in cycle 0"},
+		{"wire driven by two blocks", func(s *rtl.Sim) {
+			w := rtl.NewBit(s, "shared")
+			a, b := newFaulty(s, "a"), newFaulty(s, "b")
+			a.drive = func() { w.Set(true) }
+			b.drive = func() { w.Set(false) }
+		}, "wire shared driven by two blocks (block a and block b)"},
+		{"wire read during drive", func(s *rtl.Sim) {
+			in, out := rtl.NewBit(s, "in"), rtl.NewBit(s, "out")
+			a := newFaulty(s, "a")
+			a.drive = func() { out.Set(in.Get()) }
+		}, "wire in read by block a during Drive"},
+		{"register written during drive", func(s *rtl.Sim) {
+			a := newFaulty(s, "a")
+			a.drive = func() { a.r.Set(1) }
+		}, "register a.r written by block a during Drive"},
+		{"wire driven during eval", func(s *rtl.Sim) {
+			w := rtl.NewBit(s, "w")
+			a := newFaulty(s, "a")
+			a.eval = func() { w.Set(true) }
+		}, "wire w driven by block a during Eval"},
+		{"register of another block", func(s *rtl.Sim) {
+			a, b := newFaulty(s, "a"), newFaulty(s, "b")
+			b.eval = func() { _ = a.r.Q() }
+		}, "register a.r read by block b"},
+		{"value wider than register", func(s *rtl.Sim) {
+			a := newFaulty(s, "a")
+			a.eval = func() { a.r.Set(16) }
+		}, "register a.r: value 0x10 does not fit 4 bits"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := rtl.New(rtl.Options{Checked: true})
+			tc.build(s)
+			s.Reset()
+			err := s.Step()
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+
+			unchecked := rtl.New(rtl.Options{})
+			tc.build(unchecked)
+			unchecked.Reset()
+			require.NoError(t, unchecked.Step(), "unchecked mode reports nothing")
+		})
+	}
+}
+
+func TestTestbenchAndBlockDrivingOneWire(t *testing.T) {
+	s := rtl.New(rtl.Options{Checked: true})
+	w := rtl.NewBit(s, "w")
+	a := newFaulty(s, "a")
+	w.Set(true) // the testbench claims w
+	a.drive = func() { w.Set(false) }
+	s.Reset()
+	require.ErrorContains(t, s.Step(), "wire w driven by two blocks (the testbench and block a)")
+}

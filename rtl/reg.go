@@ -1,0 +1,196 @@
+package rtl
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"golang.org/x/exp/constraints"
+)
+
+// Packer is implemented by small structs held in registers or carried on
+// ports, so that they can be traced and compared against RTL as a bit vector.
+type Packer interface {
+	Pack() uint64
+}
+
+// committer is anything with state that changes at the clock edge.
+type committer interface {
+	commit()
+}
+
+// traced is anything that can be dumped to a VCD file.
+type traced interface {
+	Name() string
+	Width() int
+	bits() uint64
+}
+
+// Reg is a clocked register: Q is its value during the current cycle, Set
+// writes the value it takes at the next clock edge (D). A register that is
+// not written holds its value. T is an unsigned integer, bool, or a small
+// comparable struct that implements Packer.
+type Reg[T comparable] struct {
+	owner *Base
+	sim   *Sim
+	name  string
+	width int
+	reset T
+	q, d  T
+	dirty bool
+	pack  func(T) uint64
+}
+
+// NewReg makes an unsigned register of the given width (1..64 bits and no
+// wider than T) with a reset value, owned by block b.
+func NewReg[T constraints.Unsigned](b *Base, name string, width int, reset T) *Reg[T] {
+	r := &Reg[T]{}
+	initReg(r, b, name, width, reset, packerFor[T]())
+	return r
+}
+
+// NewFlag makes a one-bit register.
+func NewFlag(b *Base, name string, reset bool) *Reg[bool] {
+	r := &Reg[bool]{}
+	initReg(r, b, name, 1, reset, packerFor[bool]())
+	return r
+}
+
+// NewRegOf makes a register holding a small struct that packs into width
+// bits.
+func NewRegOf[T interface {
+	comparable
+	Packer
+}](b *Base, name string, width int, reset T) *Reg[T] {
+	r := &Reg[T]{}
+	initReg(r, b, name, width, reset, func(v T) uint64 { return v.Pack() })
+	return r
+}
+
+func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, pack func(T) uint64) {
+	if b.sim == nil {
+		panic(fmt.Sprintf("rtl: register %q created on a block that was not added to a Sim", name))
+	}
+	if width < 1 || width > 64 {
+		panic(fmt.Sprintf("rtl: register %s width %d outside 1..64", b.Child(name), width))
+	}
+	*r = Reg[T]{owner: b, sim: b.sim, name: b.Child(name), width: width, reset: reset, q: reset, d: reset, pack: pack}
+	if r.pack(reset)&^mask(width) != 0 {
+		panic(fmt.Sprintf("rtl: register %s reset value does not fit %d bits", r.name, width))
+	}
+	b.sim.regs = append(b.sim.regs, r)
+	b.sim.addSignal(r)
+}
+
+// Q is the register's value in the current cycle.
+func (r *Reg[T]) Q() T {
+	if r.sim.checked {
+		r.sim.checkRegRead(r.owner, r.name)
+	}
+	return r.q
+}
+
+// Set writes the value the register takes at the next clock edge. Only the
+// owning block may write it, only in Eval, and only once per cycle.
+func (r *Reg[T]) Set(v T) {
+	s := r.sim
+	if s.checked {
+		s.checkRegWrite(r.owner, r.name, r.dirty)
+		if r.pack(v)&^mask(r.width) != 0 {
+			s.fail(fmt.Errorf("register %s: value %#x does not fit %d bits in cycle %d", r.name, r.pack(v), r.width, s.cycle))
+		}
+	}
+	r.d = v
+	r.owner.wrote = true
+	if !r.dirty {
+		r.dirty = true
+		s.dirty = append(s.dirty, r)
+	}
+}
+
+// Poke sets the register's value immediately, outside the clocked path, and
+// re-drives the owner's outputs. It is a testbench backdoor for preloading
+// state between cycles; it wakes the owner.
+func (r *Reg[T]) Poke(v T) {
+	r.q, r.d = v, v
+	r.owner.wake()
+	r.sim.redrive(r.owner)
+}
+
+func (r *Reg[T]) commit() {
+	r.q = r.d
+	r.dirty = false
+}
+
+func (r *Reg[T]) resetValue() {
+	r.q, r.d, r.dirty = r.reset, r.reset, false
+}
+
+// Name is the register's hierarchical name.
+func (r *Reg[T]) Name() string { return r.name }
+
+// Width is the register's width in bits.
+func (r *Reg[T]) Width() int { return r.width }
+
+func (r *Reg[T]) bits() uint64 { return r.pack(r.q) }
+
+// Vec is a vector of registers of one type and width, such as the entries of
+// a FIFO. Element i is named name[i].
+type Vec[T comparable] struct {
+	regs []Reg[T]
+}
+
+// NewVec makes n unsigned registers of the given width and reset value.
+func NewVec[T constraints.Unsigned](b *Base, name string, n, width int, reset T) *Vec[T] {
+	return newVec(b, name, n, width, reset, packerFor[T]())
+}
+
+// NewVecOf makes n struct registers of the given packed width.
+func NewVecOf[T interface {
+	comparable
+	Packer
+}](b *Base, name string, n, width int, reset T) *Vec[T] {
+	return newVec(b, name, n, width, reset, func(v T) uint64 { return v.Pack() })
+}
+
+func newVec[T comparable](b *Base, name string, n, width int, reset T, pack func(T) uint64) *Vec[T] {
+	v := &Vec[T]{regs: make([]Reg[T], n)}
+	for i := range v.regs {
+		initReg(&v.regs[i], b, fmt.Sprintf("%s[%d]", name, i), width, reset, pack)
+	}
+	return v
+}
+
+// At returns register i.
+func (v *Vec[T]) At(i int) *Reg[T] { return &v.regs[i] }
+
+// Len is the number of registers.
+func (v *Vec[T]) Len() int { return len(v.regs) }
+
+func mask(width int) uint64 {
+	if width >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<uint(width) - 1
+}
+
+// packerFor returns the bit-vector view of an unsigned integer or bool type.
+// It reinterprets the value's bytes, so it never allocates.
+func packerFor[T comparable]() func(T) uint64 {
+	var zero T
+	switch k := reflect.TypeOf(zero).Kind(); k {
+	case reflect.Bool, reflect.Uint8:
+		return func(v T) uint64 { return uint64(*(*uint8)(unsafe.Pointer(&v))) }
+	case reflect.Uint16:
+		return func(v T) uint64 { return uint64(*(*uint16)(unsafe.Pointer(&v))) }
+	case reflect.Uint32:
+		return func(v T) uint64 { return uint64(*(*uint32)(unsafe.Pointer(&v))) }
+	case reflect.Uint64, reflect.Uint, reflect.Uintptr:
+		return func(v T) uint64 { return *(*uint64)(unsafe.Pointer(&v)) }
+	default:
+		if _, ok := any(zero).(Packer); ok {
+			return func(v T) uint64 { return any(v).(Packer).Pack() }
+		}
+		panic(fmt.Sprintf("rtl: type %T is neither unsigned, bool nor a Packer", zero))
+	}
+}

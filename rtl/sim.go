@@ -1,0 +1,339 @@
+package rtl
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Options select the scheduler's behaviour.
+type Options struct {
+	// Checked reports modeling errors (see the package doc). It costs a few
+	// branches per register and wire access; the test suite always uses it.
+	Checked bool
+	// SkipIdle evaluates only awake blocks and jumps the clock over cycles in
+	// which every block sleeps. Results are identical either way.
+	SkipIdle bool
+}
+
+type phase uint8
+
+const (
+	phaseIdle phase = iota
+	phaseDrive
+	phaseEval
+	phaseCommit
+)
+
+func (p phase) String() string {
+	return [...]string{"idle", "Drive", "Eval", "commit"}[p]
+}
+
+type resettable interface {
+	resetValue()
+}
+
+// Sim is the lockstep scheduler: it owns the clock, the blocks, and every
+// register and wire they create.
+type Sim struct {
+	checked  bool
+	skipIdle bool
+
+	cycle    uint64
+	executed uint64
+	commits  uint64
+
+	blocks []*Base
+	order  []*Base
+	awake  int
+
+	dirty   []committer
+	regs    []resettable
+	wires   []resettable
+	signals []traced
+	names   map[string]bool
+	srams   []resettable
+
+	phase phase
+	cur   *Base
+	err   error
+
+	vcd *vcdWriter
+}
+
+// New makes an empty simulator.
+func New(opts Options) *Sim {
+	return &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, dirty: make([]committer, 0, 256), names: map[string]bool{}}
+}
+
+// addSignal records a register or wire under its unique hierarchical name.
+func (s *Sim) addSignal(t traced) {
+	if s.names[t.Name()] {
+		panic(fmt.Sprintf("rtl: two signals named %s", t.Name()))
+	}
+	s.names[t.Name()] = true
+	s.signals = append(s.signals, t)
+}
+
+// Add registers a block under a hierarchical name. It must be called before
+// the block creates registers, SRAMs or listens to wires. Blocks start awake.
+func (s *Sim) Add(blk Block, path string) {
+	b := blk.base()
+	if b.sim != nil {
+		panic(fmt.Sprintf("rtl: block %s added twice", b.path))
+	}
+	*b = Base{sim: s, path: path, self: blk, wakeAt: Never}
+	s.blocks = append(s.blocks, b)
+	s.order = append(s.order, b)
+	s.awake++
+}
+
+// Reset puts every register at its reset value, every wire at zero, the
+// clock at cycle 0, wakes every block, and drives the outputs of cycle 0.
+// SRAM contents are not reset, as in hardware.
+func (s *Sim) Reset() {
+	for _, r := range s.regs {
+		r.resetValue()
+	}
+	for _, w := range s.wires {
+		w.resetValue()
+	}
+	for _, m := range s.srams {
+		m.resetValue()
+	}
+	s.dirty = s.dirty[:0]
+	s.cycle, s.executed, s.commits, s.err = 0, 0, 0, nil
+	s.awake = len(s.blocks)
+	for _, b := range s.blocks {
+		b.asleep, b.wakeAt, b.holdUntil = false, Never, 0
+		b.wrote, b.readTime, b.sleepAsked = true, false, false
+	}
+	s.drive()
+}
+
+// Cycle is the current cycle number: the cycle whose outputs are driven and
+// whose inputs the next Step evaluates.
+func (s *Sim) Cycle() uint64 { return s.cycle }
+
+// Executed counts the cycles actually evaluated since reset; with SkipIdle
+// it is smaller than Cycle by the number of skipped cycles.
+func (s *Sim) Executed() uint64 { return s.executed }
+
+// Commits counts register and SRAM-port write-backs since reset: the
+// kernel's unit of work, and a proxy for switching activity.
+func (s *Sim) Commits() uint64 { return s.commits }
+
+// Err is the first modeling error found in checked mode, if any.
+func (s *Sim) Err() error { return s.err }
+
+// Shuffle permutes the order in which blocks are driven and evaluated. A
+// correct design gives the same results for every order.
+func (s *Sim) Shuffle(rng *rand.Rand) {
+	rng.Shuffle(len(s.order), func(i, j int) { s.order[i], s.order[j] = s.order[j], s.order[i] })
+}
+
+// Step evaluates the current cycle, commits it, and drives the outputs of
+// the next one.
+func (s *Sim) Step() error {
+	if s.vcd != nil {
+		s.vcd.dump(s.cycle)
+	}
+	s.phase = phaseEval
+	for _, b := range s.order {
+		if b.asleep {
+			continue
+		}
+		b.wrote, b.readTime, b.sleepAsked = false, false, false
+		s.cur = b
+		b.self.Eval()
+	}
+	s.cur = nil
+	s.phase = phaseCommit
+	s.commits += uint64(len(s.dirty))
+	for _, c := range s.dirty {
+		c.commit()
+	}
+	s.dirty = s.dirty[:0]
+	if s.skipIdle {
+		s.decideSleep()
+	}
+	s.phase = phaseIdle
+	s.cycle++
+	s.executed++
+	s.drive()
+	return s.err
+}
+
+// decideSleep puts to sleep every block that was evaluated this cycle and
+// is at a fixed point or asked to sleep.
+func (s *Sim) decideSleep() {
+	next := s.cycle + 1
+	for _, b := range s.blocks {
+		if b.asleep {
+			continue
+		}
+		until := Never
+		switch {
+		case b.sleepAsked:
+			until = b.sleepUntil
+		case b.wrote || b.readTime:
+			continue
+		}
+		if b.holdUntil > s.cycle && b.holdUntil < until {
+			until = b.holdUntil
+		}
+		if until <= next {
+			continue
+		}
+		b.asleep, b.wakeAt = true, until
+		s.awake--
+	}
+}
+
+// drive wakes the blocks whose timed sleep ends now and runs the Drive phase
+// for every awake block and every block that wrote state in its last Eval.
+func (s *Sim) drive() {
+	s.phase = phaseDrive
+	for _, b := range s.order {
+		if b.asleep && b.wakeAt <= s.cycle {
+			b.wake()
+		}
+		if b.asleep {
+			if !b.wrote {
+				continue
+			}
+			b.wrote = false
+		}
+		s.cur = b
+		b.self.Drive()
+	}
+	s.cur = nil
+	s.phase = phaseIdle
+}
+
+// nextWake is the earliest cycle at which a sleeping block wakes.
+func (s *Sim) nextWake() uint64 {
+	t := Never
+	for _, b := range s.blocks {
+		if b.wakeAt < t {
+			t = b.wakeAt
+		}
+	}
+	return t
+}
+
+// Run advances the clock by exactly n cycles.
+func (s *Sim) Run(n uint64) error {
+	target := s.cycle + n
+	for s.cycle < target {
+		if s.skipIdle && s.awake == 0 {
+			s.jump(min(s.nextWake(), target))
+			continue
+		}
+		if err := s.Step(); err != nil {
+			return err
+		}
+	}
+	return s.err
+}
+
+// RunUntil steps until cond holds or limit cycles have passed, and reports
+// whether cond held. cond must depend only on simulated state.
+func (s *Sim) RunUntil(cond func() bool, limit uint64) (bool, error) {
+	target := s.cycle + limit
+	for !cond() {
+		if s.cycle >= target {
+			return false, s.err
+		}
+		if s.skipIdle && s.awake == 0 {
+			s.jump(min(s.nextWake(), target))
+			continue
+		}
+		if err := s.Step(); err != nil {
+			return false, err
+		}
+	}
+	return true, s.err
+}
+
+// jump moves the clock over cycles in which every block sleeps. Nothing
+// changes in those cycles, so nothing is evaluated or traced.
+func (s *Sim) jump(t uint64) {
+	if t > s.cycle {
+		s.cycle = t
+	}
+	s.drive()
+}
+
+func (s *Sim) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+func (s *Sim) who() string {
+	if s.cur == nil {
+		return "the testbench"
+	}
+	return "block " + s.cur.path
+}
+
+func (s *Sim) checkRegRead(owner *Base, name string) {
+	if s.cur != nil && s.cur != owner {
+		s.fail(fmt.Errorf("register %s read by %s in cycle %d: blocks talk only through ports", name, s.who(), s.cycle))
+	}
+}
+
+func (s *Sim) checkRegWrite(owner *Base, name string, already bool) {
+	switch {
+	case s.phase != phaseEval:
+		s.fail(fmt.Errorf("register %s written by %s during %s in cycle %d: registers are written only in Eval", name, s.who(), s.phase, s.cycle))
+	case s.cur != owner:
+		s.fail(fmt.Errorf("register %s written by %s in cycle %d: only its owner %s may write it", name, s.who(), s.cycle, owner.path))
+	case already:
+		s.fail(fmt.Errorf("register %s written twice in cycle %d by %s", name, s.cycle, s.who()))
+	}
+}
+
+func (s *Sim) checkWireDrive(name string, driver **Base, width int, v uint64) {
+	by := s.cur
+	if by == nil {
+		by = testbench
+	}
+	switch {
+	case s.phase == phaseEval || s.phase == phaseCommit:
+		s.fail(fmt.Errorf("wire %s driven by %s during %s in cycle %d: outputs are driven only in Drive", name, s.who(), s.phase, s.cycle))
+	case *driver == nil:
+		*driver = by
+	case *driver != by:
+		s.fail(fmt.Errorf("wire %s driven by two blocks (%s and %s) in cycle %d", name, driverName(*driver), s.who(), s.cycle))
+	}
+	if v&^mask(width) != 0 {
+		s.fail(fmt.Errorf("wire %s: value %#x does not fit %d bits in cycle %d", name, v, width, s.cycle))
+	}
+}
+
+// testbench stands for code outside any block that drives wires between
+// cycles.
+var testbench = &Base{path: "the testbench"}
+
+func driverName(b *Base) string {
+	if b == testbench {
+		return b.path
+	}
+	return "block " + b.path
+}
+
+func (s *Sim) checkWireRead(name string) {
+	if s.phase == phaseDrive {
+		s.fail(fmt.Errorf("wire %s read by %s during Drive in cycle %d: outputs must depend only on registers", name, s.who(), s.cycle))
+	}
+}
+
+// redrive runs one block's Drive outside the cycle loop, after a backdoor
+// change of its state.
+func (s *Sim) redrive(b *Base) {
+	prev := s.phase
+	s.phase, s.cur = phaseDrive, b
+	b.self.Drive()
+	s.phase, s.cur = prev, nil
+}

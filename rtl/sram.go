@@ -1,0 +1,180 @@
+package rtl
+
+import "fmt"
+
+// SRAMConfig describes an SRAM macro.
+type SRAMConfig struct {
+	Depth       int // words
+	Width       int // bits per word, 1..64 (wider macros are banks of these)
+	Ports       int // read/write ports; each does one access per cycle
+	ReadLatency int // cycles from a read to its data; 1 is a registered output
+}
+
+// SRAM is an on-chip memory macro owned by one block. Each port performs at
+// most one read or one write per cycle. A read issued in cycle c returns the
+// word as it was at the start of cycle c (read-first) on RData from cycle
+// c+ReadLatency on, and RData holds it until the next read lands. Writes take
+// effect at the clock edge. Contents are not cleared by reset.
+//
+// Reads and Writes count accesses for activity and energy reports.
+type SRAM[T comparable] struct {
+	owner *Base
+	sim   *Sim
+	name  string
+	cfg   SRAMConfig
+	mem   []T
+	ports []sramPort[T]
+	dirty bool
+
+	Reads, Writes uint64
+}
+
+type sramPort[T comparable] struct {
+	usedAt   uint64 // cycle+1 of the last access, 0 if none
+	inflight []sramRead[T]
+	out      T
+	outAt    uint64 // cycle at which out landed (0: no read yet; a read lands at cycle 1 at the earliest)
+	write    bool
+	waddr    int
+	wdata    T
+}
+
+type sramRead[T comparable] struct {
+	due  uint64
+	data T
+}
+
+// NewSRAM makes an SRAM macro owned by block b.
+func NewSRAM[T comparable](b *Base, name string, cfg SRAMConfig) *SRAM[T] {
+	if cfg.ReadLatency == 0 {
+		cfg.ReadLatency = 1
+	}
+	if cfg.Ports == 0 {
+		cfg.Ports = 1
+	}
+	switch {
+	case cfg.Depth < 1:
+		panic(fmt.Sprintf("rtl: SRAM %s depth %d must be positive", b.Child(name), cfg.Depth))
+	case cfg.Width < 1 || cfg.Width > 64:
+		panic(fmt.Sprintf("rtl: SRAM %s width %d outside 1..64", b.Child(name), cfg.Width))
+	case cfg.Ports < 1 || cfg.ReadLatency < 1:
+		panic(fmt.Sprintf("rtl: SRAM %s needs at least one port and a read latency of at least 1", b.Child(name)))
+	}
+	m := &SRAM[T]{owner: b, sim: b.sim, name: b.Child(name), cfg: cfg, mem: make([]T, cfg.Depth), ports: make([]sramPort[T], cfg.Ports)}
+	for i := range m.ports {
+		m.ports[i].inflight = make([]sramRead[T], 0, cfg.ReadLatency)
+	}
+	b.sim.srams = append(b.sim.srams, m)
+	return m
+}
+
+// Config returns the macro's geometry.
+func (m *SRAM[T]) Config() SRAMConfig { return m.cfg }
+
+// Name is the macro's hierarchical name.
+func (m *SRAM[T]) Name() string { return m.name }
+
+func (m *SRAM[T]) access(port, addr int, what string) *sramPort[T] {
+	s := m.sim
+	p := &m.ports[port]
+	if s.checked {
+		switch {
+		case s.phase != phaseEval || s.cur != m.owner:
+			s.fail(fmt.Errorf("SRAM %s %s by %s during %s in cycle %d: only its owner accesses it, in Eval", m.name, what, s.who(), s.phase, s.cycle))
+		case p.usedAt == s.cycle+1:
+			s.fail(fmt.Errorf("SRAM %s port %d accessed twice in cycle %d", m.name, port, s.cycle))
+		case addr < 0 || addr >= m.cfg.Depth:
+			s.fail(fmt.Errorf("SRAM %s %s address %d outside 0..%d in cycle %d", m.name, what, addr, m.cfg.Depth-1, s.cycle))
+			return nil
+		}
+	}
+	p.usedAt = s.cycle + 1
+	m.owner.wrote = true
+	return p
+}
+
+// Read starts a read of word addr on a port.
+func (m *SRAM[T]) Read(port, addr int) {
+	p := m.access(port, addr, "read")
+	if p == nil {
+		return
+	}
+	m.settle(p)
+	due := m.sim.cycle + uint64(m.cfg.ReadLatency)
+	p.inflight = append(p.inflight, sramRead[T]{due: due, data: m.mem[addr]})
+	if due > m.owner.holdUntil {
+		m.owner.holdUntil = due
+	}
+	m.Reads++
+}
+
+// Write stores data at word addr at the end of the cycle.
+func (m *SRAM[T]) Write(port, addr int, data T) {
+	p := m.access(port, addr, "write")
+	if p == nil {
+		return
+	}
+	p.write, p.waddr, p.wdata = true, addr, data
+	if !m.dirty {
+		m.dirty = true
+		m.sim.dirty = append(m.sim.dirty, m)
+	}
+	m.Writes++
+}
+
+// RData is the port's registered read data: the word of the most recent
+// read that has landed.
+func (m *SRAM[T]) RData(port int) T {
+	p := &m.ports[port]
+	m.settle(p)
+	return p.out
+}
+
+// RValid reports whether a read lands on the port in this cycle.
+func (m *SRAM[T]) RValid(port int) bool {
+	p := &m.ports[port]
+	m.settle(p)
+	return p.outAt == m.sim.cycle && p.outAt != 0
+}
+
+// settle moves reads whose latency has elapsed to the output register.
+func (m *SRAM[T]) settle(p *sramPort[T]) {
+	now := m.sim.cycle
+	n := 0
+	for n < len(p.inflight) && p.inflight[n].due <= now {
+		p.out, p.outAt = p.inflight[n].data, p.inflight[n].due
+		n++
+	}
+	if n > 0 {
+		p.inflight = p.inflight[:copy(p.inflight, p.inflight[n:])]
+	}
+}
+
+func (m *SRAM[T]) commit() {
+	for i := range m.ports {
+		p := &m.ports[i]
+		if p.write {
+			m.mem[p.waddr] = p.wdata
+			p.write = false
+		}
+	}
+	m.dirty = false
+}
+
+func (m *SRAM[T]) resetValue() {
+	var zero T
+	for i := range m.ports {
+		p := &m.ports[i]
+		p.inflight = p.inflight[:0]
+		p.out, p.outAt, p.usedAt, p.write = zero, 0, 0, false
+	}
+	m.dirty = false
+}
+
+// Load writes a word directly, outside the clocked path: a testbench
+// backdoor for preloading contents.
+func (m *SRAM[T]) Load(addr int, data T) { m.mem[addr] = data }
+
+// Peek reads a word directly, outside the clocked path: a testbench
+// backdoor for checking contents.
+func (m *SRAM[T]) Peek(addr int) T { return m.mem[addr] }

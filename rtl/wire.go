@@ -1,0 +1,137 @@
+package rtl
+
+import (
+	"fmt"
+
+	"golang.org/x/exp/constraints"
+)
+
+// Signal is a wire that a block can listen to (see Base.Listen).
+type Signal interface {
+	traced
+	addSink(b *Base)
+}
+
+// Wire is a net between blocks. Exactly one block (or the testbench) drives
+// it, in the Drive phase; any number of blocks read it in Eval. It holds its
+// value until driven again, so a sleeping driver's outputs stay valid.
+type Wire[T comparable] struct {
+	sim    *Sim
+	name   string
+	width  int
+	v      T
+	driver *Base
+	sinks  []*Base
+	pack   func(T) uint64
+}
+
+// NewWire makes an unsigned wire of the given width.
+func NewWire[T constraints.Unsigned](s *Sim, name string, width int) *Wire[T] {
+	w := &Wire[T]{}
+	initWire(w, s, name, width, packerFor[T]())
+	return w
+}
+
+// NewBit makes a one-bit wire.
+func NewBit(s *Sim, name string) *Wire[bool] {
+	w := &Wire[bool]{}
+	initWire(w, s, name, 1, packerFor[bool]())
+	return w
+}
+
+// NewWireOf makes a wire carrying a small struct that packs into width bits.
+func NewWireOf[T interface {
+	comparable
+	Packer
+}](s *Sim, name string, width int) *Wire[T] {
+	w := &Wire[T]{}
+	initWire(w, s, name, width, func(v T) uint64 { return v.Pack() })
+	return w
+}
+
+func initWire[T comparable](w *Wire[T], s *Sim, name string, width int, pack func(T) uint64) {
+	if width < 1 || width > 64 {
+		panic(fmt.Sprintf("rtl: wire %s width %d outside 1..64", name, width))
+	}
+	*w = Wire[T]{sim: s, name: name, width: width, pack: pack}
+	s.wires = append(s.wires, w)
+	s.addSignal(w)
+}
+
+// Set drives the wire. Blocks call it only from Drive; a testbench calls it
+// between cycles to apply inputs. A change of value wakes the listeners.
+func (w *Wire[T]) Set(v T) {
+	s := w.sim
+	if s.checked {
+		s.checkWireDrive(w.name, &w.driver, w.width, w.pack(v))
+	}
+	if w.v != v {
+		w.v = v
+		for _, b := range w.sinks {
+			b.wake()
+		}
+	}
+}
+
+// Get reads the wire. Blocks call it only from Eval.
+func (w *Wire[T]) Get() T {
+	if w.sim.checked {
+		w.sim.checkWireRead(w.name)
+	}
+	return w.v
+}
+
+// Name is the wire's hierarchical name.
+func (w *Wire[T]) Name() string { return w.name }
+
+// Width is the wire's width in bits.
+func (w *Wire[T]) Width() int { return w.width }
+
+func (w *Wire[T]) bits() uint64 { return w.pack(w.v) }
+
+func (w *Wire[T]) addSink(b *Base) { w.sinks = append(w.sinks, b) }
+
+func (w *Wire[T]) resetValue() {
+	var zero T
+	w.v = zero
+}
+
+// Decoupled is a ready/valid channel: the producer drives Valid and Bits, the
+// consumer drives Ready, and a transfer happens in a cycle where both Valid
+// and Ready are high.
+type Decoupled[T comparable] struct {
+	Valid *Wire[bool]
+	Ready *Wire[bool]
+	Bits  *Wire[T]
+}
+
+// NewDecoupled makes a channel carrying an unsigned payload of width bits.
+func NewDecoupled[T constraints.Unsigned](s *Sim, name string, width int) *Decoupled[T] {
+	return &Decoupled[T]{
+		Valid: NewBit(s, name+".valid"),
+		Ready: NewBit(s, name+".ready"),
+		Bits:  NewWire[T](s, name+".bits", width),
+	}
+}
+
+// NewDecoupledOf makes a channel carrying a struct payload packed into width
+// bits.
+func NewDecoupledOf[T interface {
+	comparable
+	Packer
+}](s *Sim, name string, width int) *Decoupled[T] {
+	return &Decoupled[T]{
+		Valid: NewBit(s, name+".valid"),
+		Ready: NewBit(s, name+".ready"),
+		Bits:  NewWireOf[T](s, name+".bits", width),
+	}
+}
+
+// Fire reports whether a transfer happens in this cycle.
+func (d *Decoupled[T]) Fire() bool { return d.Valid.Get() && d.Ready.Get() }
+
+// Producer declares b as the channel's producer: b listens to Ready.
+func (d *Decoupled[T]) Producer(b *Base) { b.Listen(d.Ready) }
+
+// Consumer declares b as the channel's consumer: b listens to Valid and Bits.
+func (d *Decoupled[T]) Consumer(b *Base) { b.Listen(d.Valid, d.Bits) }
