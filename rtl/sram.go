@@ -1,11 +1,14 @@
 package rtl
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // SRAMConfig describes an SRAM macro.
 type SRAMConfig struct {
 	Depth       int // words
-	Width       int // bits per word, 1..64 (wider macros are banks of these)
+	Width       int // bits per word; T must hold them (e.g. [4]uint64 for 256)
 	Ports       int // read/write ports; each does one access per cycle
 	ReadLatency int // cycles from a read to its data; 1 is a registered output
 }
@@ -55,8 +58,8 @@ func NewSRAM[T comparable](b *Base, name string, cfg SRAMConfig) *SRAM[T] {
 	switch {
 	case cfg.Depth < 1:
 		panic(fmt.Sprintf("rtl: SRAM %s depth %d must be positive", b.Child(name), cfg.Depth))
-	case cfg.Width < 1 || cfg.Width > 64:
-		panic(fmt.Sprintf("rtl: SRAM %s width %d outside 1..64", b.Child(name), cfg.Width))
+	case cfg.Width < 1 || cfg.Width > 8*int(unsafe.Sizeof(*new(T))):
+		panic(fmt.Sprintf("rtl: SRAM %s width %d does not fit its word type %T", b.Child(name), cfg.Width, *new(T)))
 	case cfg.Ports < 1 || cfg.ReadLatency < 1:
 		panic(fmt.Sprintf("rtl: SRAM %s needs at least one port and a read latency of at least 1", b.Child(name)))
 	}
