@@ -1,0 +1,227 @@
+package workload
+
+// backprop: Rodinia back-propagation as shipped with the UVMSmart simulator
+// (benchmarks/Managed/backprop, run as "backprop 131056"). One training pass
+// over a net with in inputs, 16 hidden units and 1 output; every array is
+// cudaMallocManaged. Two kernels on a (1, in/16) grid of 16x16 blocks: block
+// by owns input rows 16*by+1 .. 16*by+16 of the (in+1) x 17 float weight
+// matrix, a contiguous run of 16 rows x 17 floats.
+//
+// Scale multiplies the number of inputs (rounded to a multiple of 16).
+
+const (
+	backpropInputs = 131056 // SPEC 7 / the benchmark's run script
+	backpropHidden = 16     // fixed by the benchmark (bpnn_create(in, 16, 1))
+	backpropOutput = 1
+	backpropTile   = 16 // WIDTH = HEIGHT = 16 in backprop.h
+
+	// ALU instructions per thread, counted from the kernels:
+	// layerforward: index and index_in arithmetic; one multiply plus the
+	// log2(16) = 4-step shared-memory reduction (power, modulo test, add per
+	// step).
+	backpropForwardIndexOps  = 8
+	backpropForwardReduceOps = 21
+	// adjust_weights: index arithmetic; ETA*delta*ly + MOMENTUM*oldw.
+	backpropAdjustIndexOps = 8
+	backpropAdjustMathOps  = 4
+)
+
+type backprop struct {
+	in, hid int
+	// base addresses
+	inputUnits, hiddenDelta, inputWeights, inputWeights2, inputPrevWeights, partialSum uint64
+}
+
+func newBackprop(p Params, scale float64) (*builtin, error) {
+	bp := &backprop{in: scaled(backpropInputs, scale, backpropTile, backpropTile), hid: backpropHidden}
+	in, hid, out := uint64(bp.in), uint64(bp.hid), uint64(backpropOutput)
+	blocks := bp.in / backpropTile
+	w := &builtin{name: "backprop", class: Regular}
+	// Declaration order of bpnn_internal_create, then bpnn_train_cuda.
+	iInput := w.alloc("input_units", (in+1)*4, Managed, true)
+	iHidden := w.alloc("hidden_units", (hid+1)*4, Managed, true)
+	iOutput := w.alloc("output_units", (out+1)*4, Managed, true)
+	iHiddenDelta := w.alloc("hidden_delta", (hid+1)*4, Managed, true)
+	iOutputDelta := w.alloc("output_delta", (out+1)*4, Managed, true)
+	iTarget := w.alloc("target", (out+1)*4, Managed, true)
+	iWeights := w.alloc("input_weights", (in+1)*(hid+1)*4, Managed, false)
+	iWeights2 := w.alloc("input_weights2", (in+1)*(hid+1)*4, Managed, false)
+	iHiddenWeights := w.alloc("hidden_weights", (hid+1)*(out+1)*4, Managed, true)
+	iPrev := w.alloc("input_prev_weights", (in+1)*(hid+1)*4, Managed, false)
+	iHiddenPrev := w.alloc("hidden_prev_weights", (hid+1)*(out+1)*4, Managed, true)
+	w.alloc("output_hidden_cuda", (hid+1)*4, Managed, true)
+	iPartial := w.alloc("hidden_partial_sum", uint64(blocks)*backpropTile*4, Managed, false)
+	Layout(w.allocs)
+	bp.inputUnits, bp.hiddenDelta = w.base(iInput), w.base(iHiddenDelta)
+	bp.inputWeights, bp.inputWeights2 = w.base(iWeights), w.base(iWeights2)
+	bp.inputPrevWeights, bp.partialSum = w.base(iPrev), w.base(iPartial)
+
+	w.kernel(&Kernel{Name: "bpnn_layerforward_CUDA", Blocks: blocks, ThreadsPerBlock: backpropTile * backpropTile,
+		NewWarp: func(b, wp int) WarpStream { return &backpropForward{bp: bp, by: b, warp: wp} }})
+
+	// Host work between the kernels (bpnn_train_cuda): sum the partial sums
+	// and the bias row of input_weights, then the output layer, the errors
+	// and the hidden-weight update, all on the host.
+	whole := func(i int, write bool) {
+		a := w.allocs[i]
+		w.host(&HostAccess{Alloc: a.Name, Ranges: [][2]uint64{{a.Base, a.Base + a.Bytes}}, Write: write})
+	}
+	whole(iPartial, false)
+	w.host(&HostAccess{Alloc: "input_weights", Ranges: [][2]uint64{{bp.inputWeights + 4, bp.inputWeights + 4*(hid+1)}}})
+	whole(iHidden, true)
+	whole(iHiddenWeights, true)
+	whole(iOutput, true)
+	whole(iTarget, false)
+	whole(iOutputDelta, true)
+	whole(iHiddenDelta, true)
+	whole(iHiddenPrev, true)
+
+	w.kernel(&Kernel{Name: "bpnn_adjust_weights_cuda", Blocks: blocks, ThreadsPerBlock: backpropTile * backpropTile,
+		NewWarp: func(b, wp int) WarpStream { return &backpropAdjust{bp: bp, by: b, warp: wp} }})
+	return w, nil
+}
+
+// weightIndex is the kernels' index = (hid+1)*HEIGHT*by + (hid+1)*ty + tx + 1 + (hid+1).
+func (bp *backprop) weightIndex(by, tx, ty int) uint64 {
+	h := uint64(bp.hid + 1)
+	return h*backpropTile*uint64(by) + h*uint64(ty) + uint64(tx) + 1 + h
+}
+
+type backpropForward struct {
+	bp       *backprop
+	by, warp int
+	pc       int
+}
+
+func (s *backpropForward) Next(op *Op) bool {
+	bp := s.bp
+	pc := s.pc
+	s.pc++
+	switch pc {
+	case 0:
+		op.compute(backpropForwardIndexOps)
+	case 1: // if (tx == 0) input_node[ty] = input_cuda[index_in]
+		op.mem(OpLoad, 4)
+		for l := 0; l < WarpSize; l++ {
+			if tx, ty := block2D(s.warp, l, backpropTile); tx == 0 {
+				op.lane(bp.inputUnits + 4*uint64(backpropTile*s.by+ty+1))
+			}
+		}
+	case 2, 4: // weight_matrix[ty][tx] = input_hidden_cuda[index]; ... input_hidden_cuda[index] = weight_matrix[ty][tx]
+		kind := OpLoad
+		if pc == 4 {
+			kind = OpStore
+		}
+		op.mem(kind, 4)
+		for l := 0; l < WarpSize; l++ {
+			tx, ty := block2D(s.warp, l, backpropTile)
+			op.lane(bp.inputWeights + 4*bp.weightIndex(s.by, tx, ty))
+		}
+	case 3:
+		op.compute(backpropForwardReduceOps)
+	case 5: // if (tx == 0) hidden_partial_sum[by * hid + ty] = ...
+		op.mem(OpStore, 4)
+		for l := 0; l < WarpSize; l++ {
+			if tx, ty := block2D(s.warp, l, backpropTile); tx == 0 {
+				op.lane(bp.partialSum + 4*uint64(s.by*bp.hid+ty))
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// backpropAdjust is bpnn_adjust_weights_cuda: w[index] += new_dw and
+// oldw[index] = new_dw for the thread's weight, reading delta[tx+1] and
+// ly[16*by+ty+1]. The pointers are not restrict-qualified, so after the
+// store to w the compiler reloads delta, ly and oldw for the second
+// statement. Block 0's first row (ty == 0) then updates the bias weights
+// w[tx+1] the same way.
+type backpropAdjust struct {
+	bp       *backprop
+	by, warp int
+	pc       int
+}
+
+// adjust step list: which array each instruction touches, in program order.
+const (
+	adjIndex = iota
+	adjDelta
+	adjLy
+	adjOld
+	adjW
+	adjMath
+	adjStoreW
+	adjDelta2
+	adjLy2
+	adjOld2
+	adjMath2
+	adjStoreOld
+	adjBiasDelta
+	adjBiasOld
+	adjBiasW
+	adjBiasMath
+	adjBiasStoreW
+	adjBiasDelta2
+	adjBiasOld2
+	adjBiasMath2
+	adjBiasStoreOld
+	adjEnd
+)
+
+func (s *backpropAdjust) Next(op *Op) bool {
+	bp := s.bp
+	for s.pc < adjEnd {
+		pc := s.pc
+		s.pc++
+		bias := pc >= adjBiasDelta
+		if bias && !(s.by == 0 && s.warp == 0) {
+			return false
+		}
+		switch pc {
+		case adjIndex:
+			op.compute(backpropAdjustIndexOps)
+			return true
+		case adjMath, adjMath2, adjBiasMath, adjBiasMath2:
+			op.compute(backpropAdjustMathOps)
+			return true
+		}
+		kind, base := OpLoad, uint64(0)
+		switch pc {
+		case adjDelta, adjDelta2, adjBiasDelta, adjBiasDelta2:
+			base = bp.hiddenDelta
+		case adjLy, adjLy2:
+			base = bp.inputUnits
+		case adjOld, adjOld2, adjBiasOld, adjBiasOld2:
+			base = bp.inputPrevWeights
+		case adjStoreOld, adjBiasStoreOld:
+			kind, base = OpStore, bp.inputPrevWeights
+		case adjW, adjBiasW:
+			base = bp.inputWeights2
+		case adjStoreW, adjBiasStoreW:
+			kind, base = OpStore, bp.inputWeights2
+		}
+		op.mem(kind, 4)
+		for l := 0; l < WarpSize; l++ {
+			tx, ty := block2D(s.warp, l, backpropTile)
+			var idx uint64
+			switch {
+			case bias:
+				if ty != 0 {
+					continue
+				}
+				idx = uint64(tx + 1)
+			case base == bp.hiddenDelta:
+				idx = uint64(tx + 1)
+			case base == bp.inputUnits:
+				idx = uint64(backpropTile*s.by + ty + 1)
+			default:
+				idx = bp.weightIndex(s.by, tx, ty)
+			}
+			op.lane(base + 4*idx)
+		}
+		return true
+	}
+	return false
+}

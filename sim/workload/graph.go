@@ -1,0 +1,199 @@
+package workload
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// graph is a directed graph in the Rodinia bfs layout: node i's edges are
+// dest[start[i] : start[i]+degree[i]].
+type graph struct {
+	start  []uint32
+	degree []uint32
+	dest   []uint32
+}
+
+func (g *graph) nodes() int { return len(g.start) }
+func (g *graph) edges() int { return len(g.dest) }
+
+// Rodinia graph limits: node and edge ids are C ints in the benchmark.
+const maxGraphCount = math.MaxInt32
+
+// readRodiniaGraph parses the Rodinia bfs text format: the node count, then
+// "start degree" per node, then the source node, then the edge count, then
+// "dest cost" per edge, all whitespace-separated integers.
+func readRodiniaGraph(r io.Reader) (*graph, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64), 64)
+	sc.Split(bufio.ScanWords)
+	count := 0
+	// next reads one integer in [lo, hi]; what and item (item < 0: none)
+	// name it in errors.
+	next := func(what string, item, lo, hi int64) (int64, error) {
+		count++
+		name := func() string {
+			if item < 0 {
+				return what
+			}
+			return fmt.Sprintf("%s %d", what, item)
+		}
+		if !sc.Scan() {
+			if err := sc.Err(); err != nil {
+				return 0, fmt.Errorf("rodinia graph: token %d (%s): %w", count, name(), err)
+			}
+			return 0, fmt.Errorf("rodinia graph: unexpected end of file, expected %s (token %d)", name(), count)
+		}
+		v, err := strconv.ParseInt(sc.Text(), 10, 64)
+		if err != nil || v < lo || v > hi {
+			return 0, fmt.Errorf("rodinia graph: token %d: %s must be an integer in [%d, %d], got %q", count, name(), lo, hi, sc.Text())
+		}
+		return v, nil
+	}
+	n, err := next("node count", -1, 1, maxGraphCount)
+	if err != nil {
+		return nil, err
+	}
+	g := &graph{}
+	for i := int64(0); i < n; i++ {
+		s, err := next("start of node", i, 0, maxGraphCount)
+		if err != nil {
+			return nil, err
+		}
+		d, err := next("degree of node", i, 0, maxGraphCount)
+		if err != nil {
+			return nil, err
+		}
+		g.start = append(g.start, uint32(s))
+		g.degree = append(g.degree, uint32(d))
+	}
+	if _, err := next("source node", -1, 0, n-1); err != nil {
+		return nil, err
+	}
+	e, err := next("edge count", -1, 0, maxGraphCount)
+	if err != nil {
+		return nil, err
+	}
+	for i := int64(0); i < e; i++ {
+		d, err := next("destination of edge", i, 0, n-1)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := next("cost of edge", i, math.MinInt32, math.MaxInt32); err != nil {
+			return nil, err
+		}
+		g.dest = append(g.dest, uint32(d))
+	}
+	for i := range g.start {
+		if end := uint64(g.start[i]) + uint64(g.degree[i]); end > uint64(e) {
+			return nil, fmt.Errorf("rodinia graph: node %d: start %d + degree %d exceeds edge count %d", i, g.start[i], g.degree[i], e)
+		}
+	}
+	if sc.Scan() {
+		return nil, fmt.Errorf("rodinia graph: unexpected token %q after the %d edges", sc.Text(), e)
+	}
+	return g, nil
+}
+
+// Rodinia graphgen (benchmarks/data/bfs/inputGen/graphgen.cpp): every node
+// draws MIN_EDGES..MAX_INIT_EDGES uniformly random neighbours and every such
+// edge is stored in both directions, so degrees are 2..4 own draws plus a
+// binomial number of reverse edges (mean 3), 6 on average.
+const (
+	graphgenMinEdges = 2
+	graphgenMaxEdges = 4
+)
+
+// generateRodiniaGraph builds a graph with the structure of graphgen and
+// exactly the given node and edge counts (edges must be even: every draw
+// adds an edge pair). The per-node draw counts are uniform in 2..4 and then
+// nudged one at a time, at random nodes, until they sum to edges/2. Each
+// node's edge list holds its edges in generation order, as graphgen writes
+// them.
+func generateRodiniaGraph(nodes, edges int, seed uint64) *graph {
+	const (
+		streamDraws = iota + 1
+		streamNudge
+		streamDest
+	)
+	draws := make([]uint8, nodes)
+	pairs := edges / 2
+	total := 0
+	for i := range draws {
+		draws[i] = uint8(graphgenMinEdges + draw(seed, streamDraws, uint64(i), graphgenMaxEdges-graphgenMinEdges+1))
+		total += int(draws[i])
+	}
+	pairs = max(min(pairs, nodes*graphgenMaxEdges), nodes*graphgenMinEdges)
+	for k := uint64(0); total != pairs; k++ {
+		i := draw(seed, streamNudge, k, uint64(nodes))
+		switch {
+		case total < pairs && draws[i] < graphgenMaxEdges:
+			draws[i]++
+			total++
+		case total > pairs && draws[i] > graphgenMinEdges:
+			draws[i]--
+			total--
+		}
+	}
+	// Draw every destination once, count degrees, then fill in order.
+	src := make([]uint32, 0, pairs)
+	dst := make([]uint32, 0, pairs)
+	degree := make([]uint32, nodes)
+	k := uint64(0)
+	for i := range draws {
+		for j := 0; j < int(draws[i]); j++ {
+			d := uint32(draw(seed, streamDest, k, uint64(nodes)))
+			k++
+			src = append(src, uint32(i))
+			dst = append(dst, d)
+			degree[i]++
+			degree[d]++
+		}
+	}
+	g := &graph{start: make([]uint32, nodes), degree: degree, dest: make([]uint32, 2*len(src))}
+	var off uint32
+	for i := range g.start {
+		g.start[i] = off
+		off += degree[i]
+	}
+	fill := make([]uint32, nodes)
+	for p := range src {
+		s, d := src[p], dst[p]
+		g.dest[g.start[s]+fill[s]] = d
+		fill[s]++
+		g.dest[g.start[d]+fill[d]] = s
+		fill[d]++
+	}
+	return g
+}
+
+// bfsLevels runs breadth-first search from node 0 and returns every node's
+// level (-1 if unreachable) and the deepest level.
+func bfsLevels(g *graph) ([]int32, int) {
+	level := make([]int32, g.nodes())
+	for i := range level {
+		level[i] = -1
+	}
+	level[0] = 0
+	frontier := []uint32{0}
+	depth := 0
+	for len(frontier) > 0 {
+		var next []uint32
+		for _, u := range frontier {
+			for e := g.start[u]; e < g.start[u]+g.degree[u]; e++ {
+				v := g.dest[e]
+				if level[v] < 0 {
+					level[v] = level[u] + 1
+					next = append(next, v)
+				}
+			}
+		}
+		if len(next) > 0 {
+			depth++
+		}
+		frontier = next
+	}
+	return level, depth
+}
