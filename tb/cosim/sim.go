@@ -1,0 +1,217 @@
+package cosim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Source is one Verilog file given to a simulator.
+type Source struct {
+	Name string // base file name, such as uvmmu_dcq.v
+	Text []byte
+}
+
+// Simulator builds Verilog sources into a runnable simulation.
+type Simulator struct {
+	// Name is "icarus" or "verilator".
+	Name string
+	// Package is the Debian package that provides the simulator.
+	Package string
+	tools   []string
+	// build compiles files in dir; argv is the command that runs a build
+	// kept in dir.
+	build func(dir, top string, files []string) error
+	argv  func(dir string) []string
+}
+
+// Icarus is Icarus Verilog: iverilog -g2012 to compile, vvp to run.
+var Icarus = Simulator{Name: "icarus", Package: "iverilog", tools: []string{"iverilog", "vvp"}, build: buildIcarus,
+	argv: func(dir string) []string { return []string{"vvp", "-n", filepath.Join(dir, "sim.vvp")} }}
+
+// Verilator builds a C++ simulation with verilator --binary (at most two
+// compile jobs) and runs the binary.
+var Verilator = Simulator{Name: "verilator", Package: "verilator", tools: []string{"verilator"}, build: buildVerilator,
+	argv: func(dir string) []string { return []string{filepath.Join(dir, "obj", "sim")} }}
+
+// Simulators lists both, in the order tests run them.
+var Simulators = []Simulator{Icarus, Verilator}
+
+// RequireEnv is the environment variable that turns a missing simulator
+// from a skipped test into a failure (CI sets it to 1).
+const RequireEnv = "UVMMU_REQUIRE_SIM"
+
+// Available reports why the simulator cannot run, or nil.
+func (s Simulator) Available() error {
+	for _, t := range s.tools {
+		if _, err := exec.LookPath(t); err != nil {
+			return fmt.Errorf("%s not found on PATH: install the Debian package %s", t, s.Package)
+		}
+	}
+	return nil
+}
+
+// Require skips t when the simulator is missing, or fails it when
+// UVMMU_REQUIRE_SIM=1.
+func (s Simulator) Require(t testing.TB) {
+	t.Helper()
+	RequireTool(t, s.Available())
+}
+
+// RequireTool skips or fails t for a missing tool, as Simulator.Require.
+func RequireTool(t testing.TB, missing error) {
+	t.Helper()
+	if missing == nil {
+		return
+	}
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("%v (%s=1 makes this a failure)", missing, RequireEnv)
+	}
+	t.Skipf("%v", missing)
+}
+
+func buildIcarus(dir, top string, files []string) error {
+	args := append([]string{"-g2012", "-Wall", "-s", top, "-o", filepath.Join(dir, "sim.vvp")}, files...)
+	if msg, err := exec.Command("iverilog", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("iverilog %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	return nil
+}
+
+func buildVerilator(dir, top string, files []string) error {
+	args := append([]string{"--binary", "-j", "2", "--trace", "--top-module", top,
+		"-Mdir", filepath.Join(dir, "obj"), "-o", "sim"}, files...)
+	cmd := exec.Command("verilator", args...)
+	cmd.Dir = dir
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("verilator %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	return nil
+}
+
+// Executable is a built simulation.
+type Executable struct {
+	Sim  string
+	Top  string
+	argv []string
+}
+
+var buildMu sync.Mutex
+
+// CacheDir is where builds are kept and reused: $UVMMU_COSIM_CACHE, or
+// uvmmu-cosim under the user's cache directory.
+func CacheDir() string {
+	if d := os.Getenv("UVMMU_COSIM_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "uvmmu-cosim")
+	}
+	return filepath.Join(os.TempDir(), "uvmmu-cosim")
+}
+
+// Build compiles sources with top as the top module. A build with the same
+// simulator, top and source texts is reused from CacheDir, so a Verilator
+// binary is compiled once and then run on any number of vector sets.
+func (s Simulator) Build(top string, sources []Source) (*Executable, error) {
+	if err := s.Available(); err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", s.Name, top)
+	for _, src := range sources {
+		fmt.Fprintf(h, "%s\x00%d\x00", src.Name, len(src.Text))
+		h.Write(src.Text)
+	}
+	key := s.Name + "-" + top + "-" + hex.EncodeToString(h.Sum(nil))[:16]
+	dir := filepath.Join(CacheDir(), key)
+	done := filepath.Join(dir, "done")
+
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if _, err := os.Stat(done); err == nil {
+		return &Executable{Sim: s.Name, Top: top, argv: s.argv(dir)}, nil
+	}
+	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
+		return nil, err
+	}
+	// Build beside the final directory and rename it into place, so a
+	// concurrent test process never runs a half-built simulation.
+	tmp, err := os.MkdirTemp(CacheDir(), key+".build-")
+	if err != nil {
+		return nil, err
+	}
+	files := make([]string, len(sources))
+	for i, src := range sources {
+		files[i] = filepath.Join(tmp, src.Name)
+		if err := os.WriteFile(files[i], src.Text, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.build(tmp, top, files); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "done"), nil, 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if _, statErr := os.Stat(done); statErr != nil {
+			return nil, err
+		}
+	}
+	return &Executable{Sim: s.Name, Top: top, argv: s.argv(dir)}, nil
+}
+
+// Run runs the simulation with plusargs ("vectors=...", "cycles=...") and
+// returns its output. A non-zero exit is returned as an error together with
+// the output.
+func (e *Executable) Run(plusargs ...string) (string, error) {
+	args := append([]string(nil), e.argv[1:]...)
+	for _, p := range plusargs {
+		args = append(args, "+"+p)
+	}
+	out, err := exec.Command(e.argv[0], args...).CombinedOutput()
+	return string(out), err
+}
+
+// Check applies recorded vectors. On a mismatch it runs the simulation
+// again up to the failing cycle with a VCD dump, keeps the VCD, and returns
+// an error with the mismatch lines and the VCD path.
+func (e *Executable) Check(v Vectors) error {
+	out, runErr := e.Run("vectors="+v.Prefix, fmt.Sprintf("cycles=%d", v.Cycles))
+	if runErr == nil && strings.Contains(out, fmt.Sprintf("PASS %d cycles", v.Cycles)) {
+		return nil
+	}
+	var mismatches []string
+	failCycle := uint64(0)
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "cycle ") {
+			mismatches = append(mismatches, line)
+			fmt.Sscanf(line, "cycle %d", &failCycle)
+		}
+	}
+	if len(mismatches) == 0 {
+		return fmt.Errorf("%s: %s did not complete (%v):\n%s", e.Sim, e.Top, runErr, out)
+	}
+	keep, err := os.MkdirTemp("", "uvmmu-cosim-fail-")
+	if err != nil {
+		return errors.Join(fmt.Errorf("%s: %s mismatch:\n%s", e.Sim, e.Top, strings.Join(mismatches, "\n")), err)
+	}
+	vcd := filepath.Join(keep, fmt.Sprintf("%s_%s.vcd", e.Top, e.Sim))
+	if _, err := e.Run("vectors="+v.Prefix, fmt.Sprintf("cycles=%d", failCycle+1), "vcd="+vcd); err != nil {
+		if _, statErr := os.Stat(vcd); statErr != nil {
+			vcd = "(the VCD re-run failed: " + statErr.Error() + ")"
+		}
+	}
+	return fmt.Errorf("%s: %s differs from the Go model:\n%s\nVCD of the run up to the failing cycle: %s",
+		e.Sim, e.Top, strings.Join(mismatches, "\n"), vcd)
+}
