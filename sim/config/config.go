@@ -1,0 +1,195 @@
+// Package config holds every knob of the single-GPU + PCIe system (SPEC
+// section 2) and of the migration policies, with one documented default
+// constructor, TOML file loading, dotted-key overrides, range validation and
+// the exact conversions from physical units to core cycles.
+//
+// Every field carries its TOML key and its allowed range in struct tags
+// (`min`/`max` for numbers, `oneof` for names). Validate, the `--set`
+// override path and `uvmsim list` all read those tags, so a field's name and
+// range are written down once.
+package config
+
+import (
+	"fmt"
+	"math"
+)
+
+// Config is the whole system and run configuration.
+type Config struct {
+	Run    Run    `toml:"run"`
+	GPU    GPU    `toml:"gpu"`
+	Memory Memory `toml:"memory"`
+	PCIe   PCIe   `toml:"pcie"`
+	UM     UM     `toml:"um"`
+	UVMMU  UVMMU  `toml:"uvmmu"`
+	Check  Check  `toml:"check"`
+}
+
+// Run selects the experiment: workload, policy, memory pressure and seed.
+type Run struct {
+	Workload   string  `toml:"workload" doc:"built-in workload name (see uvmsim list)"`
+	Policy     string  `toml:"policy" oneof:"ideal,um,uvmmu" doc:"migration policy"`
+	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in whole 2 MB regions (SPEC 2)"`
+	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier"`
+	Seed       uint64  `toml:"seed" min:"0" max:"18446744073709551615" doc:"seed of every random choice (workload, LFSR seed derivation)"`
+	GraphFile  string  `toml:"graph_file" doc:"Rodinia-format graph for bfs (empty: generated)"`
+}
+
+// GPU is the core and translation configuration (UVMMU paper Table I).
+type GPU struct {
+	ClockMHz       int    `toml:"clock_mhz" min:"1" max:"10000" doc:"core clock; every latency is converted to these cycles"`
+	SMs            int    `toml:"sms" min:"1" max:"1024" doc:"streaming multiprocessors"`
+	WarpsPerSM     int    `toml:"warps_per_sm" min:"1" max:"64" doc:"occupancy limit in warps per SM"`
+	Scheduler      string `toml:"scheduler" oneof:"gto,lrr" doc:"warp scheduler: greedy-then-oldest or loose round robin"`
+	LineBytes      int    `toml:"line_bytes" min:"32" max:"4096" pow2:"true" doc:"cache line size the coalescer groups lanes into"`
+	L1TLBEntries   int    `toml:"l1_tlb_entries" min:"1" max:"4096" doc:"per-SM L1 TLB entries, fully associative, LRU"`
+	L1TLBLatency   int    `toml:"l1_tlb_latency" min:"1" max:"100" doc:"L1 TLB lookup cycles"`
+	TranslateQueue int    `toml:"translate_queue" min:"32" max:"4096" doc:"per-SM queue of page translations waiting for the L1 TLB"`
+	Walkers        int    `toml:"walkers" min:"1" max:"1024" doc:"page-table walkers in the GMMU"`
+	WalkQueue      int    `toml:"walk_queue" min:"1" max:"65536" doc:"GMMU walk queue entries"`
+	WalkCycles     int    `toml:"walk_cycles" min:"1" max:"100000" doc:"page-table walk latency in cycles"`
+}
+
+// Memory is GPU DRAM.
+type Memory struct {
+	CapacityGB    float64 `toml:"capacity_gb" min:"0.002" max:"1024" doc:"physical GPU memory (bounds managed + cudaMalloc'd data)"`
+	LatencyCycles int     `toml:"latency_cycles" min:"1" max:"100000" doc:"local DRAM access latency in cycles"`
+	BandwidthGBs  float64 `toml:"bandwidth_gbs" min:"1" max:"100000" doc:"DRAM bandwidth in GB/s (10^9 bytes)"`
+}
+
+// PCIe is the host link.
+type PCIe struct {
+	BandwidthGBs float64 `toml:"bandwidth_gbs" min:"0.1" max:"10000" doc:"bandwidth per direction in GB/s (10^9 bytes)"`
+	RTTUs        float64 `toml:"rtt_us" min:"0" max:"1000" doc:"round-trip time in microseconds; each direction adds half"`
+	PacketBytes  int     `toml:"packet_bytes" min:"64" max:"65536" pow2:"true" doc:"packet size; the links interleave packets round robin"`
+}
+
+// UM is the fault-based NVIDIA UM baseline as the UVMSmart simulator models it.
+type UM struct {
+	FaultLatencyUs float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"far-fault handling latency per fault batch entry"`
+	Prefetcher     string  `toml:"prefetcher" oneof:"tree,none" doc:"tree-based neighborhood (64 KB leaves, 2 MB roots) or on-demand"`
+	FaultBuffer    int     `toml:"fault_buffer" min:"1" max:"65536" doc:"far-fault buffer entries"`
+}
+
+// UVMMU is the hardware migration path and its Destination Allocator.
+type UVMMU struct {
+	DCQDepth       int `toml:"dcq_depth" min:"2" max:"4096" doc:"destination candidate queue entries"`
+	DCQThreshold   int `toml:"dcq_threshold" min:"1" max:"4096" doc:"refill when the DCQ holds fewer entries"`
+	FrabWord       int `toml:"frab_word" min:"8" max:"1024" pow2:"true" doc:"FrAB SRAM word width in bits"`
+	LFSRWidth      int `toml:"lfsr_width" min:"8" max:"64" doc:"victim-picker LFSR width"`
+	MigrationQueue int `toml:"migration_queue" min:"1" max:"4096" doc:"remote-PTE requests the migration unit holds"`
+	SetupCycles    int `toml:"setup_cycles" min:"0" max:"1000" doc:"PME descriptor set-up cycles"`
+}
+
+// Check holds run-time checking.
+type Check struct {
+	Invariants     bool   `toml:"invariants" doc:"check the SPEC 6.5 invariants every migration event"`
+	WatchdogCycles uint64 `toml:"watchdog_cycles" min:"1000" max:"1000000000000" doc:"cycles without a retired instruction or migration before the run fails"`
+	SkipIdle       bool   `toml:"skip_idle" doc:"jump the clock over cycles in which every block sleeps (results are identical)"`
+}
+
+// Default is the UVMMU paper's Table I system (GTX 1080 Ti), with the
+// UVMSmart adaptive paper's Table I timings where that table is silent.
+func Default() Config {
+	return Config{
+		Run: Run{
+			Workload:   "hotspot",
+			Policy:     "uvmmu",
+			OversubPct: 100,
+			Scale:      1,
+			Seed:       1,
+		},
+		GPU: GPU{
+			ClockMHz:     1481, // UVMMU Table I: core 1481 MHz
+			SMs:          28,   // UVMMU Table I
+			WarpsPerSM:   64,   // UVMMU Table I
+			Scheduler:    "gto",
+			LineBytes:    128, // UVMMU Table I: 128 B lines of four 32 B sectors
+			L1TLBEntries: 128, // UVMMU Table I: fully associative
+			L1TLBLatency: 1,   // a fully associative CAM lookup in one cycle
+			// Room for two worst-case instructions (32 pages each) plus one.
+			TranslateQueue: 96,
+			Walkers:        64,   // UVMMU Table I
+			WalkQueue:      1024, // large enough never to refuse the 28 SMs' misses
+			WalkCycles:     100,  // UVMSmart Table I: page-table walk 100 cycles
+		},
+		Memory: Memory{
+			CapacityGB:    11,  // UVMMU Table I: 11 GB GDDR5X
+			LatencyCycles: 100, // UVMSmart Table I: local access 100 cycles
+			BandwidthGBs:  484, // UVMMU Table I
+		},
+		PCIe: PCIe{
+			BandwidthGBs: 16, // UVMMU Table I: PCIe 3.0 x16
+			RTTUs:        1,  // UVMMU Table I: 1 us round trip
+			PacketBytes:  4096,
+		},
+		UM: UM{
+			FaultLatencyUs: 45, // UVMMU Table I: 45 us fault-based handling
+			Prefetcher:     "tree",
+			FaultBuffer:    4096,
+		},
+		UVMMU: UVMMU{
+			DCQDepth:       64,  // SPEC 2
+			DCQThreshold:   32,  // SPEC 2
+			FrabWord:       256, // SPEC 2
+			LFSRWidth:      32,  // SPEC 5.3 default LFSR_WIDTH
+			MigrationQueue: 256,
+			// The paper's 10-cycle handling = DA pop + PME set-up (UVMMU
+			// Section V-A); the DA answers in about two cycles, the PME
+			// descriptor set-up takes the rest.
+			SetupCycles: 8,
+		},
+		Check: Check{
+			WatchdogCycles: 100_000_000,
+			SkipIdle:       true,
+		},
+	}
+}
+
+// Cycles converts microseconds to core cycles, rounded to nearest
+// (1 us = 1481 cycles and 45 us = 66,645 cycles at 1481 MHz).
+func (c *Config) Cycles(us float64) uint64 {
+	return uint64(math.Round(us * float64(c.GPU.ClockMHz)))
+}
+
+// FixedPointBits is the fraction width of the byte-time fixed point the
+// links and DRAM use, so that consecutive packets accumulate sub-cycle time
+// exactly instead of rounding each packet.
+const FixedPointBits = 16
+
+// TransferTime is the wire time of one byte in units of 2^-FixedPointBits
+// cycles for a bandwidth in GB/s (10^9 B/s): 16 GB/s at 1481 MHz is 10.80
+// B/cycle, so a 4 KB page takes 379 cycles and a 64 KB page-group 6,066.
+func (c *Config) TransferTime(gbs float64) uint64 {
+	return uint64(math.Round(float64(c.GPU.ClockMHz) * 1e6 / (gbs * 1e9) * (1 << FixedPointBits)))
+}
+
+// BytesPerCycle is a bandwidth in bytes per core cycle, for reports.
+func (c *Config) BytesPerCycle(gbs float64) float64 {
+	return gbs * 1e9 / (float64(c.GPU.ClockMHz) * 1e6)
+}
+
+// WireCycles is the whole number of cycles n bytes occupy a link of the
+// given bandwidth, rounded to nearest.
+func (c *Config) WireCycles(bytes uint64, gbs float64) uint64 {
+	fp := bytes * c.TransferTime(gbs)
+	return (fp + 1<<(FixedPointBits-1)) >> FixedPointBits
+}
+
+// OneWayCycles is half the PCIe round trip: the delay each direction adds.
+func (c *Config) OneWayCycles() uint64 { return c.Cycles(c.PCIe.RTTUs / 2) }
+
+// FaultCycles is the UM driver's far-fault handling latency in cycles.
+func (c *Config) FaultCycles() uint64 { return c.Cycles(c.UM.FaultLatencyUs) }
+
+// Validate checks every field against its allowed range and the
+// cross-field rules, and names the key of the first violation.
+func (c *Config) Validate() error {
+	if err := validateTags(c); err != nil {
+		return err
+	}
+	if c.UVMMU.DCQThreshold > c.UVMMU.DCQDepth {
+		return fmt.Errorf("config: uvmmu.dcq_threshold = %d must not exceed uvmmu.dcq_depth = %d", c.UVMMU.DCQThreshold, c.UVMMU.DCQDepth)
+	}
+	return nil
+}
