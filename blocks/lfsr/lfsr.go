@@ -1,0 +1,95 @@
+package lfsr
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/uvmmu/uvmmu/rtl"
+)
+
+// Config is the LFSR's parameter set, mirroring the WIDTH and SEED
+// parameters of uvmmu_lfsr.
+type Config struct {
+	Width int    // register width in bits, MinWidth..MaxWidth
+	Seed  uint64 // reset state: non-zero and below 2^Width
+}
+
+// DefaultConfig is uvmmu_lfsr's default: WIDTH = 32, SEED = 1 (SPEC 5.3).
+func DefaultConfig() Config { return Config{Width: 32, Seed: 1} }
+
+// Validate reports a width outside the tap table or a seed that is zero
+// (the all-zero state is the lock-up state of an XOR LFSR) or too wide.
+func (c Config) Validate() error {
+	if c.Width < MinWidth || c.Width > MaxWidth {
+		return fmt.Errorf("lfsr: Width %d outside %d..%d", c.Width, MinWidth, MaxWidth)
+	}
+	if c.Seed == 0 || bits.Len64(c.Seed) > c.Width {
+		return fmt.Errorf("lfsr: Seed %#x outside 1..2^%d-1", c.Seed, c.Width)
+	}
+	return nil
+}
+
+// Ports are the wires of uvmmu_lfsr: en is an input, state an output.
+type Ports struct {
+	En    *rtl.Wire[bool]
+	State *rtl.Wire[uint64]
+}
+
+// NewPorts makes the wires under path (path.en, path.state).
+func NewPorts(s *rtl.Sim, path string, width int) Ports {
+	return Ports{En: rtl.NewBit(s, path+".en"), State: rtl.NewWire[uint64](s, path+".state", width)}
+}
+
+// LFSR is the register and its feedback network: state advances by one
+// Galois step in every cycle where en is high.
+type LFSR struct {
+	rtl.Base
+	Ports
+
+	taps  uint64
+	state *rtl.Reg[uint64]
+}
+
+// New adds an LFSR to s under path, driving p.State and listening to p.En.
+func New(s *rtl.Sim, path string, cfg Config, p Ports) (*LFSR, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	taps, _ := Taps(cfg.Width)
+	l := &LFSR{Ports: p, taps: taps}
+	s.Add(l, path)
+	l.state = rtl.NewReg(&l.Base, "state_q", cfg.Width, cfg.Seed)
+	l.Listen(p.En)
+	return l, nil
+}
+
+// Drive shows the current state.
+func (l *LFSR) Drive() { l.State.Set(l.state.Q()) }
+
+// Eval steps the register when enabled.
+func (l *LFSR) Eval() {
+	if l.En.Get() {
+		l.state.Set(Step(l.state.Q(), l.taps))
+	}
+}
+
+// PickWidth is the number of low LFSR state bits the victim picker uses to
+// draw a frame-group number in [0, nfg): the smallest width whose range
+// 0..2^k-1 covers nfg-1. Since 2^(k-1) < nfg, fewer than half of the
+// equally likely k-bit values fall outside the range, so the rejection rate
+// is below 50%.
+func PickWidth(nfg uint64) int {
+	if nfg <= 1 {
+		return 1
+	}
+	return bits.Len64(nfg - 1)
+}
+
+// Pick is the victim picker's draw from an LFSR state: the low
+// PickWidth(nfg) bits, accepted when they name a frame-group below nfg and
+// rejected (ok false) otherwise; on a rejection the picker steps the LFSR
+// and draws again.
+func Pick(state, nfg uint64) (pfgn uint64, ok bool) {
+	v := state & (1<<PickWidth(nfg) - 1)
+	return v, v < nfg
+}
