@@ -1,0 +1,191 @@
+// Package dcq is the Destination Candidate Queue of the Destination
+// Allocator (SPEC 5.1 and 5.3; UVMMU paper Section IV-C, Figure 3): a FIFO
+// of {PFgN, S} destination candidates that the AFM fills and the allocation
+// port drains. Its ports are exactly those of the Verilog module uvmmu_dcq.
+package dcq
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/uvmmu/uvmmu/rtl"
+)
+
+// Entry is one destination candidate. In the Verilog a stored entry is the
+// concatenation {PFgN, S}: S in bit SwapBit, PFgN from bit PFgNLSB up.
+type Entry struct {
+	PFgN uint64 // frame-group number of the destination
+	Swap bool   // S: the frame-group holds a victim that must be swapped out
+}
+
+// Bit positions of the stored entry {PFgN, S}.
+const (
+	SwapBit = 0
+	PFgNLSB = 1
+)
+
+// EntryWidth is the width of a stored entry for FG_BITS = fgBits.
+func EntryWidth(fgBits int) int { return fgBits + PFgNLSB }
+
+// Pack returns the stored form {PFgN, S}.
+func (e Entry) Pack() uint64 {
+	v := e.PFgN << PFgNLSB
+	if e.Swap {
+		v |= 1 << SwapBit
+	}
+	return v
+}
+
+// Unpack is the inverse of Pack.
+func Unpack(v uint64) Entry {
+	return Entry{PFgN: v >> PFgNLSB, Swap: v>>SwapBit&1 != 0}
+}
+
+// Config mirrors the parameters of uvmmu_dcq.
+type Config struct {
+	Depth     int // DEPTH: entries, 2..65536
+	Threshold int // THRESHOLD: refill is high while count < Threshold, 1..Depth
+	FGBits    int // FG_BITS: width of a frame-group number, 1..63
+}
+
+// DefaultConfig is the paper's queue: 64 entries, refill threshold 32
+// (UVMMU paper Section IV-C "DCQ has 64 entries, and the threshold value is
+// 32 entries"; SPEC 2), with 32-bit frame-group numbers (SPEC 5.3).
+func DefaultConfig() Config { return Config{Depth: 64, Threshold: 32, FGBits: 32} }
+
+// Limits on the parameters; the Verilog generator uses the same bounds.
+const (
+	MinDepth  = 2
+	MaxDepth  = 1 << 16
+	MaxFGBits = 63
+)
+
+// Validate names the first parameter outside its range.
+func (c Config) Validate() error {
+	switch {
+	case c.Depth < MinDepth || c.Depth > MaxDepth:
+		return fmt.Errorf("dcq: Depth %d outside %d..%d", c.Depth, MinDepth, MaxDepth)
+	case c.Threshold < 1 || c.Threshold > c.Depth:
+		return fmt.Errorf("dcq: Threshold %d outside 1..Depth (%d)", c.Threshold, c.Depth)
+	case c.FGBits < 1 || c.FGBits > MaxFGBits:
+		return fmt.Errorf("dcq: FGBits %d outside 1..%d", c.FGBits, MaxFGBits)
+	}
+	return nil
+}
+
+// CountWidth is the width of the count output, $clog2(DEPTH+1).
+func CountWidth(depth int) int { return bits.Len(uint(depth)) }
+
+// PointerWidth is the width of the head and tail pointers, $clog2(DEPTH)
+// (at least one bit).
+func PointerWidth(depth int) int { return max(1, bits.Len(uint(depth-1))) }
+
+// Ports are the wires of uvmmu_dcq, named as in the Verilog.
+type Ports struct {
+	PushValid *rtl.Wire[bool]   // in
+	PushReady *rtl.Wire[bool]   // out: count < DEPTH
+	PushPFgN  *rtl.Wire[uint64] // in
+	PushSwap  *rtl.Wire[bool]   // in
+	PopValid  *rtl.Wire[bool]   // out: count > 0
+	PopReady  *rtl.Wire[bool]   // in
+	PopPFgN   *rtl.Wire[uint64] // out: head entry (first-word fall-through)
+	PopSwap   *rtl.Wire[bool]   // out
+	Count     *rtl.Wire[uint32] // out: occupancy
+	Refill    *rtl.Wire[bool]   // out: count < THRESHOLD
+}
+
+// NewPorts makes the wires under path (path.push_valid, ...).
+func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
+	n := func(name string) string { return path + "." + name }
+	return Ports{
+		PushValid: rtl.NewBit(s, n("push_valid")),
+		PushReady: rtl.NewBit(s, n("push_ready")),
+		PushPFgN:  rtl.NewWire[uint64](s, n("push_pfgn"), cfg.FGBits),
+		PushSwap:  rtl.NewBit(s, n("push_swap")),
+		PopValid:  rtl.NewBit(s, n("pop_valid")),
+		PopReady:  rtl.NewBit(s, n("pop_ready")),
+		PopPFgN:   rtl.NewWire[uint64](s, n("pop_pfgn"), cfg.FGBits),
+		PopSwap:   rtl.NewBit(s, n("pop_swap")),
+		Count:     rtl.NewWire[uint32](s, n("count"), CountWidth(cfg.Depth)),
+		Refill:    rtl.NewBit(s, n("refill")),
+	}
+}
+
+// PushFire reports a push transfer in this cycle.
+func (p Ports) PushFire() bool { return p.PushValid.Get() && p.PushReady.Get() }
+
+// PopFire reports a pop transfer in this cycle.
+func (p Ports) PopFire() bool { return p.PopValid.Get() && p.PopReady.Get() }
+
+// DCQ is a circular buffer of registers with head and tail pointers and an
+// occupancy counter. Every output is a function of those registers (Moore):
+// a full queue does not accept a push even in a cycle where it pops.
+type DCQ struct {
+	rtl.Base
+	Ports
+
+	cfg     Config
+	entries *rtl.Vec[uint64] // stored {PFgN, S}
+	head    *rtl.Reg[uint32]
+	tail    *rtl.Reg[uint32]
+	count   *rtl.Reg[uint32]
+}
+
+// New adds a DCQ to s under path.
+func New(s *rtl.Sim, path string, cfg Config, p Ports) (*DCQ, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	q := &DCQ{Ports: p, cfg: cfg}
+	s.Add(q, path)
+	q.entries = rtl.NewVec[uint64](&q.Base, "mem", cfg.Depth, EntryWidth(cfg.FGBits), 0)
+	q.head = rtl.NewReg[uint32](&q.Base, "head", PointerWidth(cfg.Depth), 0)
+	q.tail = rtl.NewReg[uint32](&q.Base, "tail", PointerWidth(cfg.Depth), 0)
+	q.count = rtl.NewReg[uint32](&q.Base, "count_q", CountWidth(cfg.Depth), 0)
+	q.Listen(p.PushValid, p.PushPFgN, p.PushSwap, p.PopReady)
+	return q, nil
+}
+
+// Config returns the queue's parameters.
+func (q *DCQ) Config() Config { return q.cfg }
+
+// Drive presents the head entry, the occupancy and the two flow flags.
+func (q *DCQ) Drive() {
+	n := q.count.Q()
+	head := Unpack(q.entries.At(int(q.head.Q())).Q())
+	q.PushReady.Set(n < uint32(q.cfg.Depth))
+	q.PopValid.Set(n > 0)
+	q.PopPFgN.Set(head.PFgN)
+	q.PopSwap.Set(head.Swap)
+	q.Count.Set(n)
+	q.Refill.Set(n < uint32(q.cfg.Threshold))
+}
+
+// Eval stores a pushed entry at the tail and retires the head on a pop.
+func (q *DCQ) Eval() {
+	push, pop := q.PushFire(), q.PopFire()
+	if push {
+		t := q.tail.Q()
+		q.entries.At(int(t)).Set(Entry{PFgN: q.PushPFgN.Get(), Swap: q.PushSwap.Get()}.Pack())
+		q.tail.Set(q.next(t))
+	}
+	if pop {
+		q.head.Set(q.next(q.head.Q()))
+	}
+	switch {
+	case push && !pop:
+		q.count.Set(q.count.Q() + 1)
+	case pop && !push:
+		q.count.Set(q.count.Q() - 1)
+	}
+}
+
+func (q *DCQ) next(i uint32) uint32 {
+	if i+1 == uint32(q.cfg.Depth) {
+		return 0
+	}
+	return i + 1
+}
+
+// Len is the current occupancy, for testbenches and reports.
+func (q *DCQ) Len() int { return int(q.count.Q()) }
