@@ -60,8 +60,9 @@ type DUT interface {
 	Outputs(out []uint64)
 	// Clock applies this cycle's inputs (in the order the inputs appear in
 	// Ports) and advances one clock edge. When the ResetPort input is 1 the
-	// edge is a synchronous reset.
-	Clock(in []uint64)
+	// edge is a synchronous reset. An error (a modeling error the kernel
+	// caught) stops the recording.
+	Clock(in []uint64) error
 }
 
 // Layout is the packing of one vector row: a check flag, the inputs, then
@@ -266,7 +267,10 @@ func Record(dut DUT, stim Stimulus, cycles uint64, dir, name string) (Vectors, e
 		}
 		w.Write(pk.row(reset, in, out))
 		w.WriteByte('\n')
-		dut.Clock(in)
+		if err := dut.Clock(in); err != nil {
+			f.Close()
+			return v, fmt.Errorf("cycle %d: %w", c, err)
+		}
 		reset = reset || in[rstIdx] == 1
 	}
 	return v, closeChunk()

@@ -151,9 +151,12 @@ type unary struct {
 	width int
 }
 
-func (e unary) Width() int   { return e.width }
-func (e unary) Err() error   { return e.a.Err() }
-func (e unary) atomic() bool { return false }
+func (e unary) Width() int { return e.width }
+func (e unary) Err() error { return e.a.Err() }
+
+// A unary operator binds tighter than any binary one, so it needs no
+// parentheses of its own when its operand has none.
+func (e unary) atomic() bool { return e.a.atomic() }
 func (e unary) text(b *strings.Builder) {
 	b.WriteString(e.op)
 	sub(b, e.a)

@@ -115,14 +115,18 @@ func (m *Module) Write(out io.Writer) error {
 		}
 		w.line(decl + ";")
 	}
-	afterComment := false
+	// Items are separated by a blank line, except that a comment sticks to
+	// the item after it and consecutive assigns form one group.
+	var prev item
 	for _, it := range m.body {
-		_, isComment := it.(commentItem)
-		if !afterComment {
+		_, afterComment := prev.(commentItem)
+		_, prevAssign := prev.(assign)
+		_, isAssign := it.(assign)
+		if !afterComment && !(prevAssign && isAssign) {
 			w.line("")
 		}
 		it.write(w)
-		afterComment = isComment
+		prev = it
 	}
 	w.indent--
 	w.line("endmodule")

@@ -33,8 +33,7 @@ module vlog_example #(
   reg [7:0] acc_d;
 
   assign word = mem_q[addr];
-
-  assign rdata = (|acc_q) ? acc_q : {word[3:0], {4{word[7]}}};
+  assign rdata = |acc_q ? acc_q : {word[3:0], {4{word[7]}}};
 
   // next accumulator value by operation
   always @(*) begin
