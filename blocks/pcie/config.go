@@ -1,0 +1,77 @@
+package pcie
+
+import "fmt"
+
+// Config sizes one host link. Both directions share it.
+type Config struct {
+	// BandwidthMBps is each direction's bandwidth in 10^6 bytes per second.
+	BandwidthMBps uint64
+	// ClockMHz is the core clock every latency is counted in. The byte budget
+	// per cycle is the exact ratio BandwidthMBps/ClockMHz.
+	ClockMHz uint64
+	// RoundTripCycles is the round-trip propagation time. Device-to-host gets
+	// the floor of half of it and host-to-device the rest, so an odd count
+	// (1481) gives 740 cycles up and 741 cycles down and a request-response
+	// pair sees exactly the round trip.
+	RoundTripCycles uint64
+	// MaxPacketBytes is the largest packet a client may send; larger
+	// transfers are split by the sender, which bounds how long one packet
+	// can hold the wire in front of another port's packet.
+	MaxPacketBytes int
+	// Ports is the number of client input ports per direction.
+	Ports int
+}
+
+// Limits on the configuration, fixed by the port and register widths.
+const (
+	MaxBandwidthMBps   = 1 << 20 // 1 TB/s
+	MaxClockMHz        = 1 << 16
+	MaxRoundTripCycles = 1 << 24
+	MaxPacketLimit     = 1<<bytesBits - 1
+	MaxPorts           = 1 << sourceBits
+)
+
+// DefaultConfig is PCIe 3.0 x16 as in the UVMMU paper's Table I: 16 GB/s
+// per direction and a 1 us round trip at the 1481 MHz core clock, with 4 KB
+// packets (one page) and four clients per direction.
+func DefaultConfig() Config {
+	return Config{
+		BandwidthMBps:   16000,
+		ClockMHz:        1481,
+		RoundTripCycles: 1481,
+		MaxPacketBytes:  4096,
+		Ports:           4,
+	}
+}
+
+// Validate reports the first field outside its allowed range.
+func (c Config) Validate() error {
+	switch {
+	case c.BandwidthMBps < 1 || c.BandwidthMBps > MaxBandwidthMBps:
+		return fmt.Errorf("pcie: BandwidthMBps %d outside 1..%d", c.BandwidthMBps, MaxBandwidthMBps)
+	case c.ClockMHz < 1 || c.ClockMHz > MaxClockMHz:
+		return fmt.Errorf("pcie: ClockMHz %d outside 1..%d", c.ClockMHz, MaxClockMHz)
+	case c.RoundTripCycles < 2 || c.RoundTripCycles > MaxRoundTripCycles:
+		return fmt.Errorf("pcie: RoundTripCycles %d outside 2..%d", c.RoundTripCycles, MaxRoundTripCycles)
+	case c.MaxPacketBytes < 1 || c.MaxPacketBytes > MaxPacketLimit:
+		return fmt.Errorf("pcie: MaxPacketBytes %d outside 1..%d", c.MaxPacketBytes, MaxPacketLimit)
+	case c.Ports < 1 || c.Ports > MaxPorts:
+		return fmt.Errorf("pcie: Ports %d outside 1..%d", c.Ports, MaxPorts)
+	}
+	return nil
+}
+
+// DeviceToHostDelay is the propagation delay of the device-to-host direction.
+func (c Config) DeviceToHostDelay() uint64 { return c.RoundTripCycles / 2 }
+
+// HostToDeviceDelay is the propagation delay of the host-to-device direction.
+func (c Config) HostToDeviceDelay() uint64 { return c.RoundTripCycles - c.RoundTripCycles/2 }
+
+// SerializationCycles is how many cycles a lone packet of the given size
+// occupies the wire: the byte budget per cycle is BandwidthMBps/ClockMHz, so
+// it is ceil(bytes*ClockMHz/BandwidthMBps). Back-to-back packets carry the
+// fractional remainder over, so a stream runs at exactly the budget.
+func (c Config) SerializationCycles(bytes int) uint64 {
+	need := uint64(bytes) * c.ClockMHz
+	return (need + c.BandwidthMBps - 1) / c.BandwidthMBps
+}
