@@ -76,8 +76,8 @@ type DRAM struct {
 	store       *rtl.SRAM[uint64]
 	tokens      *rtl.Reg[uint64]
 	outstanding *rtl.Reg[uint32] // reads accepted and not yet returned
-	fault     *rtl.Reg[bool]
-	faultAddr *rtl.Reg[uint64]
+	fault       *rtl.Reg[bool]
+	faultAddr   *rtl.Reg[uint64]
 }
 
 // New adds a DRAM to s under path, serving port p.
