@@ -1,0 +1,401 @@
+package gpu
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/uvmmu/uvmmu/rtl"
+	"github.com/uvmmu/uvmmu/sim/workload"
+)
+
+// Scheduler is the warp-issue policy of an SM.
+type Scheduler uint8
+
+const (
+	// GTO (greedy-then-oldest) keeps issuing from the last warp while it is
+	// ready, and otherwise picks the oldest ready warp.
+	GTO Scheduler = iota
+	// LRR (loose round robin) picks the next ready warp after the last one.
+	LRR
+)
+
+// ParseScheduler maps the configuration name to a Scheduler.
+func ParseScheduler(name string) (Scheduler, error) {
+	switch name {
+	case "gto":
+		return GTO, nil
+	case "lrr":
+		return LRR, nil
+	}
+	return 0, fmt.Errorf("gpu: scheduler %q unknown; allowed: gto, lrr", name)
+}
+
+// SMConfig sizes one SM.
+type SMConfig struct {
+	Warps          int // occupancy limit, 1..MaxWarps
+	Scheduler      Scheduler
+	LineBytes      int // coalescing granularity, a power of two
+	TranslateQueue int // page translations buffered between issue and the L1 TLB
+}
+
+// maxPagesPerOp bounds the distinct pages one warp instruction can touch:
+// 32 lanes, each access inside one page (accesses are naturally aligned).
+const maxPagesPerOp = workload.WarpSize
+
+// SM is one streaming multiprocessor at warp-instruction granularity
+// (SPEC 6.1):
+//
+//	launch ──► warp slots ──► issue (GTO/LRR) ──┬─ compute: busy k cycles
+//	                                            └─ memory: coalesce into lines,
+//	                                               one translation per page
+//	translate_req ◄── translation queue ◄───────┘
+//	translate_resp ──► last page of a load ──► data_req ──► GPU DRAM
+//	data_resp ──► warp ready again           (stores: ready once translated)
+//
+// The warp slots' state is a set of 64-bit masks (free, eligible, computing,
+// waiting on memory) plus per-slot registers, so that the issue decision is
+// a priority encode rather than a scan. The warps' instruction streams are
+// the SM's instruction source: the workload generator stands for the
+// instruction memory and each warp's program counter.
+type SM struct {
+	rtl.Base
+
+	// Ports.
+	Launch    *rtl.Decoupled[Launch]    // from the dispatcher
+	TransReq  *rtl.Decoupled[Translate] // to the L1 TLB
+	TransResp *rtl.Decoupled[Translate] // from the L1 TLB
+	DataReq   *rtl.Decoupled[DataReq]   // to GPU DRAM
+	DataResp  *rtl.Decoupled[DataReq]   // from GPU DRAM
+	Resident  *rtl.Wire[uint8]          // warps in the SM, for the dispatcher
+
+	cfg        SMConfig
+	kernels    []*workload.Kernel
+	blockWarps int // warps of the largest thread block among the kernels
+
+	// Warp slots.
+	free      *rtl.Reg[uint64] // slot holds no warp
+	eligible  *rtl.Reg[uint64] // ready to issue now
+	computing *rtl.Reg[uint64] // busy with a compute instruction until readyAt
+	loading   *rtl.Reg[uint64] // the memory instruction in flight is a load
+	readyAt   *rtl.Vec[uint64] // cycle a computing warp becomes eligible
+	nextReady *rtl.Reg[uint64] // earliest readyAt over computing warps
+	age       *rtl.Vec[uint64] // launch order, for greedy-then-oldest
+	pending   *rtl.Vec[uint8]  // pages of the memory instruction not yet translated
+	lines     *rtl.Vec[uint8]  // distinct lines of the memory instruction
+	last      *rtl.Reg[uint8]  // last issued slot
+	launched  *rtl.Reg[uint64] // warps launched so far: the next warp's age
+
+	// Translation queue between issue and the L1 TLB.
+	tq     *rtl.Vec[uint64] // Translate.Pack() entries
+	tqHead *rtl.Reg[uint32]
+	tqTail *rtl.Reg[uint32]
+	tqFill *rtl.Reg[uint32]
+
+	// Load data request register (Moore output to GPU DRAM).
+	dreqValid *rtl.Reg[bool]
+	dreq      *rtl.Reg[uint64]
+
+	// Activity counters.
+	issued      *rtl.Reg[uint64] // warp instructions issued
+	memIssued   *rtl.Reg[uint64] // memory instructions issued
+	translation *rtl.Reg[uint64] // page translations requested
+
+	streams []workload.WarpStream // per slot: the warp's instruction source
+	op      workload.Op           // the instruction being issued (combinational)
+	pages   [maxPagesPerOp]uint64 // coalescer scratch: distinct pages
+	lineIDs [2 * workload.WarpSize]uint64
+}
+
+// NewSM builds an SM and its ports under path.
+func NewSM(s *rtl.Sim, path string, cfg SMConfig, kernels []*workload.Kernel) (*SM, error) {
+	switch {
+	case cfg.Warps < 1 || cfg.Warps > MaxWarps:
+		return nil, fmt.Errorf("gpu: SM warps %d outside 1..%d", cfg.Warps, MaxWarps)
+	case cfg.LineBytes < 1 || cfg.LineBytes&(cfg.LineBytes-1) != 0 || cfg.LineBytes > 1<<PageShift:
+		return nil, fmt.Errorf("gpu: line bytes %d must be a power of two up to 4096", cfg.LineBytes)
+	case cfg.TranslateQueue < maxPagesPerOp || cfg.TranslateQueue > 1<<16:
+		return nil, fmt.Errorf("gpu: translation queue %d outside %d..%d", cfg.TranslateQueue, maxPagesPerOp, 1<<16)
+	case len(kernels) > 1<<16:
+		return nil, fmt.Errorf("gpu: %d kernels exceed the launch port's 16-bit kernel index", len(kernels))
+	}
+	blockWarps := 1
+	for _, k := range kernels {
+		blockWarps = max(blockWarps, k.WarpsPerBlock())
+	}
+	if blockWarps > cfg.Warps {
+		return nil, fmt.Errorf("gpu: a thread block of %d warps does not fit an SM of %d warps (gpu.warps_per_sm)", blockWarps, cfg.Warps)
+	}
+	m := &SM{
+		Launch:     rtl.NewDecoupledOf[Launch](s, path+".launch", LaunchWidth),
+		TransReq:   rtl.NewDecoupledOf[Translate](s, path+".translate_req", TranslateWidth),
+		TransResp:  rtl.NewDecoupledOf[Translate](s, path+".translate_resp", TranslateWidth),
+		DataReq:    rtl.NewDecoupledOf[DataReq](s, path+".data_req", DataReqWidth),
+		DataResp:   rtl.NewDecoupledOf[DataReq](s, path+".data_resp", DataReqWidth),
+		Resident:   rtl.NewWire[uint8](s, path+".resident", WarpBits+1),
+		cfg:        cfg,
+		kernels:    kernels,
+		blockWarps: blockWarps,
+		streams:    make([]workload.WarpStream, cfg.Warps),
+	}
+	s.Add(m, path)
+	b := &m.Base
+	all := uint64(1)<<cfg.Warps - 1
+	if cfg.Warps == 64 {
+		all = ^uint64(0)
+	}
+	m.free = rtl.NewReg(b, "free", cfg.Warps, all)
+	m.eligible = rtl.NewReg[uint64](b, "eligible", cfg.Warps, 0)
+	m.computing = rtl.NewReg[uint64](b, "computing", cfg.Warps, 0)
+	m.loading = rtl.NewReg[uint64](b, "loading", cfg.Warps, 0)
+	m.readyAt = rtl.NewVec[uint64](b, "ready_at", cfg.Warps, 64, 0)
+	m.nextReady = rtl.NewReg(b, "next_ready", 64, rtl.Never)
+	m.age = rtl.NewVec[uint64](b, "age", cfg.Warps, 64, 0)
+	m.pending = rtl.NewVec[uint8](b, "pending", cfg.Warps, 6, 0)
+	m.lines = rtl.NewVec[uint8](b, "lines", cfg.Warps, 7, 0)
+	m.last = rtl.NewReg[uint8](b, "last", WarpBits, 0)
+	m.launched = rtl.NewReg[uint64](b, "launched", 64, 0)
+	m.tq = rtl.NewVec[uint64](b, "tq", cfg.TranslateQueue, TranslateWidth, 0)
+	m.tqHead = rtl.NewReg[uint32](b, "tq_head", 17, 0)
+	m.tqTail = rtl.NewReg[uint32](b, "tq_tail", 17, 0)
+	m.tqFill = rtl.NewReg[uint32](b, "tq_fill", 17, 0)
+	m.dreqValid = rtl.NewFlag(b, "dreq_valid", false)
+	m.dreq = rtl.NewReg[uint64](b, "dreq", DataReqWidth, 0)
+	m.issued = rtl.NewReg[uint64](b, "issued", 64, 0)
+	m.memIssued = rtl.NewReg[uint64](b, "mem_issued", 64, 0)
+	m.translation = rtl.NewReg[uint64](b, "translations", 64, 0)
+	m.Launch.Consumer(b)
+	m.TransReq.Producer(b)
+	m.TransResp.Consumer(b)
+	m.DataReq.Producer(b)
+	m.DataResp.Consumer(b)
+	return m, nil
+}
+
+// Drive presents the translation queue's head, the load data request and
+// the occupancy.
+func (m *SM) Drive() {
+	fill := m.tqFill.Q()
+	m.TransReq.Valid.Set(fill > 0)
+	if fill > 0 {
+		e := m.tq.At(int(m.tqHead.Q())).Q()
+		m.TransReq.Bits.Set(Translate{Warp: uint8(e & (MaxWarps - 1)), VPN: e >> WarpBits})
+	}
+	m.DataReq.Valid.Set(m.dreqValid.Q())
+	d := m.dreq.Q()
+	m.DataReq.Bits.Set(DataReq{Warp: uint8(d & (MaxWarps - 1)), Lines: uint8(d >> WarpBits)})
+	m.TransResp.Ready.Set(true)
+	m.DataResp.Ready.Set(true)
+	// A launch needs room for the largest thread block of any kernel.
+	m.Launch.Ready.Set(bits.OnesCount64(m.free.Q()) >= m.blockWarps)
+	m.Resident.Set(uint8(m.cfg.Warps - bits.OnesCount64(m.free.Q())))
+}
+
+// Eval retires responses, accepts a launch, sends a translation and issues
+// at most one warp instruction.
+func (m *SM) Eval() {
+	now := m.Now()
+	free, eligible, computing, loading := m.free.Q(), m.eligible.Q(), m.computing.Q(), m.loading.Q()
+	nextReady := m.nextReady.Q()
+
+	// A translated page: the warp's last page releases a store, or sends
+	// the load's data request.
+	// Warps released by a response or a launch become eligible from the
+	// next cycle; only a finished compute instruction issues in the cycle
+	// it ends (its readyAt is that cycle).
+	released := uint64(0)
+	dreqValid := m.dreqValid.Q() && !m.DataReq.Fire()
+	if m.TransResp.Fire() {
+		w := m.TransResp.Bits.Get().Warp
+		left := m.pending.At(int(w)).Q() - 1
+		m.pending.At(int(w)).Set(left)
+		if left == 0 {
+			if loading&(1<<w) != 0 {
+				dreqValid = true
+				m.dreq.Set(DataReq{Warp: w, Lines: m.lines.At(int(w)).Q()}.Pack())
+			} else {
+				released |= 1 << w
+			}
+		}
+	}
+	update(m.dreqValid, dreqValid)
+	if m.DataResp.Fire() {
+		w := m.DataResp.Bits.Get().Warp
+		released |= 1 << w
+		loading &^= 1 << w
+	}
+
+	// Compute instructions that finished.
+	if now >= nextReady {
+		nextReady = rtl.Never
+		for c := computing; c != 0; c &= c - 1 {
+			w := bits.TrailingZeros64(c)
+			at := m.readyAt.At(w).Q()
+			if at <= now {
+				computing &^= 1 << w
+				eligible |= 1 << w
+			} else if at < nextReady {
+				nextReady = at
+			}
+		}
+	}
+
+	// The translation queue's head leaves towards the L1 TLB.
+	fill := m.tqFill.Q()
+	head, tail := m.tqHead.Q(), m.tqTail.Q()
+	if m.TransReq.Fire() {
+		head = m.wrap(head + 1)
+		fill--
+	}
+
+	if m.Launch.Fire() {
+		free, released = m.launch(m.Launch.Bits.Get(), free, released)
+	}
+
+	// Issue. A memory instruction needs room for its worst case in the
+	// translation queue; without it the issue stage stalls.
+	if eligible != 0 && int(fill)+maxPagesPerOp <= m.cfg.TranslateQueue {
+		w := m.pick(eligible)
+		m.last.Set(uint8(w))
+		bit := uint64(1) << w
+		eligible &^= bit
+		op := &m.op
+		switch {
+		case !m.streams[w].Next(op):
+			free |= bit
+			m.streams[w] = nil
+		case op.Kind == workload.OpCompute || op.Lanes == 0:
+			m.issued.Set(m.issued.Q() + 1)
+			at := now + uint64(max(op.Cycles, 1))
+			m.readyAt.At(w).Set(at)
+			computing |= bit
+			nextReady = min(nextReady, at)
+		default:
+			m.issued.Set(m.issued.Q() + 1)
+			m.memIssued.Set(m.memIssued.Q() + 1)
+			pages, lines := m.coalesce(op)
+			for _, p := range m.pages[:pages] {
+				m.tq.At(int(tail)).Set(Translate{Warp: uint8(w), VPN: p}.Pack())
+				tail = m.wrap(tail + 1)
+			}
+			fill += uint32(pages)
+			m.translation.Set(m.translation.Q() + uint64(pages))
+			m.pending.At(w).Set(uint8(pages))
+			m.lines.At(w).Set(uint8(lines))
+			if op.Kind == workload.OpStore {
+				loading &^= bit
+			} else {
+				loading |= bit
+			}
+		}
+	}
+
+	eligible |= released
+	update(m.tqHead, head)
+	update(m.tqTail, tail)
+	update(m.tqFill, fill)
+	update(m.free, free)
+	update(m.eligible, eligible)
+	update(m.computing, computing)
+	update(m.loading, loading)
+	update(m.nextReady, nextReady)
+
+	if eligible == 0 && fill == 0 && !dreqValid && !m.Launch.Valid.Get() {
+		// Every warp waits: on memory (an input wakes the SM) or on a
+		// compute instruction (wake at the earliest finish).
+		m.SleepUntil(nextReady)
+	}
+}
+
+// launch places the warps of one thread block into free slots.
+func (m *SM) launch(l Launch, free, released uint64) (uint64, uint64) {
+	k := m.kernels[l.Kernel]
+	age := m.launched.Q()
+	for w := 0; w < k.WarpsPerBlock(); w++ {
+		slot := bits.TrailingZeros64(free)
+		free &^= 1 << slot
+		released |= 1 << slot
+		m.streams[slot] = k.NewWarp(int(l.Block), w)
+		m.age.At(slot).Set(age)
+		age++
+	}
+	m.launched.Set(age)
+	return free, released
+}
+
+// pick chooses the slot to issue from among the eligible ones.
+func (m *SM) pick(eligible uint64) int {
+	last := int(m.last.Q())
+	if m.cfg.Scheduler == LRR {
+		rot := bits.RotateLeft64(eligible, -(last + 1))
+		return (last + 1 + bits.TrailingZeros64(rot)) % 64
+	}
+	if eligible&(1<<last) != 0 {
+		return last
+	}
+	best, bestAge := -1, uint64(0)
+	for e := eligible; e != 0; e &= e - 1 {
+		w := bits.TrailingZeros64(e)
+		if a := m.age.At(w).Q(); best < 0 || a < bestAge {
+			best, bestAge = w, a
+		}
+	}
+	return best
+}
+
+// coalesce reduces a memory instruction's lane addresses to its distinct
+// 4 KB pages (into m.pages, in first-touch lane order) and counts its
+// distinct lines; a lane access that straddles a line boundary touches two.
+func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
+	shift := uint(bits.TrailingZeros(uint(m.cfg.LineBytes)))
+	size := uint64(max(op.Size, 1))
+	for _, a := range op.Addr[:op.Lanes] {
+		for l := a >> shift; l <= (a+size-1)>>shift; l++ {
+			if !contains(m.lineIDs[:lines], l) {
+				m.lineIDs[lines] = l
+				lines++
+			}
+		}
+		p := a >> PageShift
+		if !contains(m.pages[:pages], p) {
+			m.pages[pages] = p
+			pages++
+		}
+	}
+	return pages, lines
+}
+
+// update writes a register only when its value changes, so that an idle
+// block does not dirty registers every cycle.
+func update[T comparable](r *rtl.Reg[T], v T) {
+	if r.Q() != v {
+		r.Set(v)
+	}
+}
+
+func contains(s []uint64, v uint64) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *SM) wrap(i uint32) uint32 {
+	if int(i) == m.cfg.TranslateQueue {
+		return 0
+	}
+	return i
+}
+
+// Stats is what the SM's activity counters hold.
+type Stats struct {
+	Issued       uint64 // warp instructions
+	MemIssued    uint64 // memory warp instructions
+	Translations uint64 // page translations sent to the L1 TLB
+}
+
+// Stats reads the activity counters (between cycles).
+func (m *SM) Stats() Stats {
+	return Stats{Issued: m.issued.Q(), MemIssued: m.memIssued.Q(), Translations: m.translation.Q()}
+}

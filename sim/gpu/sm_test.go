@@ -1,0 +1,181 @@
+package gpu
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/uvmmu/uvmmu/rtl"
+	"github.com/uvmmu/uvmmu/sim/workload"
+)
+
+// script is a warp stream that replays a fixed list of instructions.
+type script struct {
+	ops []workload.Op
+	pc  int
+}
+
+func (s *script) Next(op *workload.Op) bool {
+	if s.pc == len(s.ops) {
+		return false
+	}
+	*op = s.ops[s.pc]
+	s.pc++
+	return true
+}
+
+func compute(k uint32) workload.Op { return workload.Op{Kind: workload.OpCompute, Cycles: k} }
+
+func access(kind workload.OpKind, addrs ...uint64) workload.Op {
+	op := workload.Op{Kind: kind, Size: 4, Lanes: uint8(len(addrs))}
+	copy(op.Addr[:], addrs)
+	return op
+}
+
+// bench is one SM, the dispatcher, GPU DRAM and a fixed-latency translator
+// standing in for the L1 TLB.
+type bench struct {
+	sim  *rtl.Sim
+	sms  []*SM
+	disp *Dispatcher
+	mem  *Memory
+}
+
+func newBench(t *testing.T, nSM, warps int, sched Scheduler, transLatency int, phases []workload.Phase, skip bool) *bench {
+	t.Helper()
+	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
+	kernels := Kernels(phases)
+	b := &bench{sim: s}
+	for i := 0; i < nSM; i++ {
+		m, err := NewSM(s, "sm"+string(rune('0'+i)), SMConfig{Warps: warps, Scheduler: sched, LineBytes: 128, TranslateQueue: 64}, kernels)
+		require.NoError(t, err)
+		rtl.NewPipe(s, m.Path()+".tlb", 64, transLatency, m.TransReq, m.TransResp)
+		b.sms = append(b.sms, m)
+	}
+	b.disp = NewDispatcher(s, "dispatcher", phases, b.sms)
+	// 484 GB/s at 1481 MHz: 326.8 B/cycle (UVMMU Table I).
+	mem, err := NewMemory(s, "dram", MemoryConfig{SMs: nSM, Warps: warps, LineBytes: 128, Latency: 100, ByteTime: 200}, b.sms)
+	require.NoError(t, err)
+	b.mem = mem
+	s.Reset()
+	return b
+}
+
+func (b *bench) run(t *testing.T) uint64 {
+	t.Helper()
+	ok, err := b.sim.RunUntil(b.disp.Done.Get, 10_000_000)
+	require.NoError(t, err)
+	require.True(t, ok, "workload did not finish")
+	return b.sim.Cycle()
+}
+
+func oneWarpKernel(ops ...workload.Op) []workload.Phase {
+	return []workload.Phase{{Kernel: &workload.Kernel{Name: "k", Blocks: 1, ThreadsPerBlock: 32,
+		NewWarp: func(b, w int) workload.WarpStream { return &script{ops: ops} }}}}
+}
+
+// One warp: compute 10, a one-lane load, a one-lane store. With a
+// translation latency L = 5 and DRAM latency 100:
+//
+//	cycle 0        dispatcher hands block 0 to the SM
+//	cycle 1        compute issues, busy until 11
+//	cycle 11       load issues; its page enters the translation queue
+//	cycle 12       translation request leaves; response in cycle 12+L = 17
+//	cycle 18       data request; one 128 B line at 200/65536 cycles per byte
+//	               ends within cycle 18, so data is due at 19 + 100 = 119
+//	cycle 120      store issues; translation leaves at 121, back at 126
+//	cycle 127      the warp finds no instruction and retires
+//	cycle 128      Resident = 0; the dispatcher ends the kernel
+//	cycle 129      Done
+func TestSMOneWarpExactCycles(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		b := newBench(t, 1, 64, GTO, 5, oneWarpKernel(compute(10), access(workload.OpLoad, 1<<32), access(workload.OpStore, 1<<32+4096)), skip)
+		assert.Equal(t, uint64(129), b.run(t), "skip idle %v", skip)
+		assert.Equal(t, Stats{Issued: 3, MemIssued: 2, Translations: 2}, b.sms[0].Stats())
+		assert.Equal(t, uint64(128), b.mem.Bytes())
+	}
+}
+
+// Coalescing: 32 lanes of 4 B consecutive floats are one line of one page;
+// a stride of 4 KB is 32 pages and 32 lines; lanes straddling a line count
+// both lines.
+func TestCoalescing(t *testing.T) {
+	s := rtl.New(rtl.Options{Checked: true})
+	m, err := NewSM(s, "sm", SMConfig{Warps: 64, LineBytes: 128, TranslateQueue: 64}, nil)
+	require.NoError(t, err)
+	var addrs [32]uint64
+	for i := range addrs {
+		addrs[i] = 1<<32 + 4*uint64(i)
+	}
+	p, l := m.coalesce(ptr(access(workload.OpLoad, addrs[:]...)))
+	assert.Equal(t, [2]int{1, 1}, [2]int{p, l})
+	for i := range addrs {
+		addrs[i] = 1<<32 + 4096*uint64(i)
+	}
+	p, l = m.coalesce(ptr(access(workload.OpLoad, addrs[:]...)))
+	assert.Equal(t, [2]int{32, 32}, [2]int{p, l})
+	op := access(workload.OpLoad, 1<<32+126)
+	p, l = m.coalesce(&op)
+	assert.Equal(t, [2]int{1, 2}, [2]int{p, l})
+}
+
+func ptr(op workload.Op) *workload.Op { return &op }
+
+// Many blocks of many warps over several SMs: every instruction issues
+// exactly once, the SM never holds more warps than its limit, results are
+// the same with idle skipping on and off and under both schedulers the
+// total instruction count is the program's.
+func TestRandomKernelsInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var phases []workload.Phase
+	want := uint64(0)
+	for k := 0; k < 3; k++ {
+		blocks := 5 + rng.IntN(20)
+		threads := 32 * (1 + rng.IntN(8))
+		progs := make([][]workload.Op, blocks*threads/32)
+		for i := range progs {
+			n := 1 + rng.IntN(12)
+			for j := 0; j < n; j++ {
+				switch rng.IntN(3) {
+				case 0:
+					progs[i] = append(progs[i], compute(uint32(1+rng.IntN(20))))
+				case 1:
+					progs[i] = append(progs[i], access(workload.OpLoad, 1<<32+uint64(rng.IntN(1<<20))*4, 1<<32+uint64(rng.IntN(1<<20))*4))
+				default:
+					progs[i] = append(progs[i], access(workload.OpStore, 1<<32+uint64(rng.IntN(1<<20))*4))
+				}
+			}
+			want += uint64(n)
+		}
+		wpb := threads / 32
+		phases = append(phases, workload.Phase{Kernel: &workload.Kernel{Name: "k", Blocks: blocks, ThreadsPerBlock: threads,
+			NewWarp: func(b, w int) workload.WarpStream { return &script{ops: progs[b*wpb+w]} }}})
+	}
+	var cycles []uint64
+	for _, sched := range []Scheduler{GTO, LRR} {
+		for _, skip := range []bool{false, true} {
+			b := newBench(t, 3, 16, sched, 7, phases, skip)
+			c := b.run(t)
+			total := uint64(0)
+			for _, m := range b.sms {
+				total += m.Stats().Issued
+			}
+			assert.Equal(t, want, total)
+			cycles = append(cycles, c)
+		}
+	}
+	assert.Equal(t, cycles[0], cycles[1], "GTO: idle skipping must not change the result")
+	assert.Equal(t, cycles[2], cycles[3], "LRR: idle skipping must not change the result")
+}
+
+func TestSMConfigErrors(t *testing.T) {
+	s := rtl.New(rtl.Options{})
+	_, err := NewSM(s, "a", SMConfig{Warps: 65, LineBytes: 128, TranslateQueue: 64}, nil)
+	assert.ErrorContains(t, err, "warps 65 outside 1..64")
+	_, err = NewSM(s, "b", SMConfig{Warps: 8, LineBytes: 128, TranslateQueue: 64}, []*workload.Kernel{{Name: "k", Blocks: 1, ThreadsPerBlock: 512}})
+	assert.ErrorContains(t, err, "gpu.warps_per_sm")
+	_, err = ParseScheduler("fifo")
+	assert.ErrorContains(t, err, "allowed: gto, lrr")
+}
