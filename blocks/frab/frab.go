@@ -1,0 +1,266 @@
+// Package frab is the Frame-region Availability Bitmap of the Destination
+// Allocator (SPEC 5.1; UVMMU paper Section IV-B2): one bit per 2 MB frame
+// region in an on-chip SRAM of WordBits-bit words, with one read/write port
+// and a one-cycle read. A set bit means the region may hold a free
+// frame-group; a clear bit guarantees it holds none.
+//
+// The block serves one command port: FIND returns the first set bit at or
+// after a region within that region's word (the priority encoder), SET and
+// CLEAR change one bit with a read-modify-write. After reset it runs the
+// initialisation sweep and raises init_done.
+package frab
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/uvmmu/uvmmu/rtl"
+)
+
+// MaxWordBits is the widest word the model supports; Word holds it.
+const MaxWordBits = 512
+
+// DefaultWordBits is the paper's word: "FrAB utilizes a wide SRAM (e.g.,
+// 256-bit) to check multiple regions with single access" (UVMMU paper
+// Section IV-C; SPEC 2 FRAB_WORD).
+const DefaultWordBits = 256
+
+// FrameGroupsPerRegion is 32: a 2 MB frame region of 64 KB frame-groups
+// (SPEC 2; UVMMU paper Section IV-B2).
+const FrameGroupsPerRegion = 32
+
+// Word is one SRAM word; bits at and above the configured width are zero.
+type Word [MaxWordBits / 64]uint64
+
+// Bit reports bit i.
+func (w *Word) Bit(i int) bool { return w[i/64]>>(i%64)&1 != 0 }
+
+// With returns the word with bit i set to v.
+func (w Word) With(i int, v bool) Word {
+	if v {
+		w[i/64] |= 1 << (i % 64)
+	} else {
+		w[i/64] &^= 1 << (i % 64)
+	}
+	return w
+}
+
+// Op is a command on the FrAB port.
+type Op uint8
+
+// Commands, in the encoding of the cmd_op port.
+const (
+	Find  Op = iota // first set bit at or after cmd_region within its word
+	Set             // set the bit of cmd_region
+	Clear           // clear the bit of cmd_region
+)
+
+// OpBits is the width of the cmd_op port.
+const OpBits = 2
+
+// Config sets the bitmap's geometry.
+type Config struct {
+	Regions  int // NR: frame regions, ceil(NFG/32); 1..1<<26
+	WordBits int // FRAB_WORD: a power of two, 32..MaxWordBits
+}
+
+// Validate names the first field outside its range.
+func (c Config) Validate() error {
+	switch {
+	case c.Regions < 1 || c.Regions > 1<<26:
+		return fmt.Errorf("frab: Regions %d outside 1..%d", c.Regions, 1<<26)
+	case c.WordBits < 32 || c.WordBits > MaxWordBits || c.WordBits&(c.WordBits-1) != 0:
+		return fmt.Errorf("frab: WordBits %d is not a power of two in 32..%d", c.WordBits, MaxWordBits)
+	}
+	return nil
+}
+
+// Words is the SRAM depth: ceil(Regions/WordBits).
+func (c Config) Words() int { return (c.Regions + c.WordBits - 1) / c.WordBits }
+
+// RegionBits is the width of a region number on the ports.
+func (c Config) RegionBits() int { return max(1, bits.Len(uint(c.Regions-1))) }
+
+// InitWord is what the initialisation sweep writes at word address a:
+// every region that exists is available; bits of regions at or beyond
+// Regions are never set.
+func (c Config) InitWord(a int) Word {
+	var w Word
+	for i := range c.WordBits {
+		if a*c.WordBits+i < c.Regions {
+			w = w.With(i, true)
+		}
+	}
+	return w
+}
+
+// Ports are the wires between the FrAB and its user (the AFM).
+type Ports struct {
+	CmdValid  *rtl.Wire[bool]   // in
+	CmdReady  *rtl.Wire[bool]   // out: idle and initialised
+	CmdOp     *rtl.Wire[uint8]  // in: Op
+	CmdRegion *rtl.Wire[uint64] // in
+	RspValid  *rtl.Wire[bool]   // out: one-cycle pulse, two cycles after a FIND is accepted
+	RspFound  *rtl.Wire[bool]   // out
+	RspRegion *rtl.Wire[uint64] // out: the region found
+	InitDone  *rtl.Wire[bool]   // out
+}
+
+// NewPorts makes the wires under path.
+func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
+	n := func(name string) string { return path + "." + name }
+	return Ports{
+		CmdValid:  rtl.NewBit(s, n("cmd_valid")),
+		CmdReady:  rtl.NewBit(s, n("cmd_ready")),
+		CmdOp:     rtl.NewWire[uint8](s, n("cmd_op"), OpBits),
+		CmdRegion: rtl.NewWire[uint64](s, n("cmd_region"), cfg.RegionBits()),
+		RspValid:  rtl.NewBit(s, n("rsp_valid")),
+		RspFound:  rtl.NewBit(s, n("rsp_found")),
+		RspRegion: rtl.NewWire[uint64](s, n("rsp_region"), cfg.RegionBits()),
+		InitDone:  rtl.NewBit(s, n("init_done")),
+	}
+}
+
+// CmdFire reports a command transfer in this cycle.
+func (p Ports) CmdFire() bool { return p.CmdValid.Get() && p.CmdReady.Get() }
+
+// FSM states.
+const (
+	stateInit   uint8 = iota // sweep: one word written per cycle
+	stateIdle                // cmd_ready high
+	stateAccess              // the word read in the last cycle is on the SRAM output
+	stateBits              = 2
+)
+
+// FrAB is the bitmap SRAM, its sweep counter and the command FSM. A command
+// takes two cycles: the accept cycle reads the word, the next cycle encodes
+// it (FIND) or writes it back with one bit changed (SET, CLEAR).
+type FrAB struct {
+	rtl.Base
+	Ports
+
+	cfg   Config
+	sram  *rtl.SRAM[Word]
+	state *rtl.Reg[uint8]
+	sweep *rtl.Reg[uint32] // next word of the initialisation sweep
+	op    *rtl.Reg[uint8]
+	addr  *rtl.Reg[uint64] // region of the command in flight
+	rsp   *rtl.Reg[bool]
+	found *rtl.Reg[bool]
+	where *rtl.Reg[uint64]
+}
+
+// New adds a FrAB to s under path.
+func New(s *rtl.Sim, path string, cfg Config, p Ports) (*FrAB, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	f := &FrAB{Ports: p, cfg: cfg}
+	s.Add(f, path)
+	f.sram = rtl.NewSRAM[Word](&f.Base, "bitmap", rtl.SRAMConfig{Depth: cfg.Words(), Width: cfg.WordBits, Ports: 1, ReadLatency: 1})
+	f.state = rtl.NewReg(&f.Base, "state", stateBits, stateInit)
+	f.sweep = rtl.NewReg[uint32](&f.Base, "sweep", max(1, bits.Len(uint(cfg.Words()))), 0)
+	f.op = rtl.NewReg[uint8](&f.Base, "op", OpBits, 0)
+	f.addr = rtl.NewReg[uint64](&f.Base, "addr", cfg.RegionBits(), 0)
+	f.rsp = rtl.NewFlag(&f.Base, "rsp_valid_q", false)
+	f.found = rtl.NewFlag(&f.Base, "rsp_found_q", false)
+	f.where = rtl.NewReg[uint64](&f.Base, "rsp_region_q", cfg.RegionBits(), 0)
+	f.Listen(p.CmdValid, p.CmdOp, p.CmdRegion)
+	return f, nil
+}
+
+// Config returns the bitmap's geometry.
+func (f *FrAB) Config() Config { return f.cfg }
+
+// Drive shows readiness, the FIND response and init_done.
+func (f *FrAB) Drive() {
+	st := f.state.Q()
+	f.CmdReady.Set(st == stateIdle)
+	f.InitDone.Set(st != stateInit)
+	f.RspValid.Set(f.rsp.Q())
+	f.RspFound.Set(f.found.Q())
+	f.RspRegion.Set(f.where.Q())
+}
+
+// Eval runs the sweep or one step of a command.
+func (f *FrAB) Eval() {
+	if f.rsp.Q() {
+		f.rsp.Set(false)
+	}
+	w := uint64(f.cfg.WordBits)
+	switch f.state.Q() {
+	case stateInit:
+		a := f.sweep.Q()
+		f.sram.Write(0, int(a), f.cfg.InitWord(int(a)))
+		f.sweep.Set(a + 1)
+		if int(a)+1 == f.cfg.Words() {
+			f.state.Set(stateIdle)
+		}
+	case stateIdle:
+		if f.CmdFire() {
+			r := f.CmdRegion.Get()
+			f.sram.Read(0, int(r/w))
+			f.op.Set(f.CmdOp.Get())
+			f.addr.Set(r)
+			f.state.Set(stateAccess)
+		}
+	case stateAccess:
+		r := f.addr.Q()
+		word := f.sram.RData(0)
+		switch Op(f.op.Q()) {
+		case Find:
+			i, ok := FirstSetFrom(&word, f.cfg.WordBits, int(r%w))
+			f.rsp.Set(true)
+			f.found.Set(ok)
+			f.where.Set(r - r%w + uint64(i))
+		case Set:
+			f.sram.Write(0, int(r/w), word.With(int(r%w), true))
+		case Clear:
+			f.sram.Write(0, int(r/w), word.With(int(r%w), false))
+		}
+		f.state.Set(stateIdle)
+	}
+}
+
+// Peek returns bitmap word a (testbench backdoor).
+func (f *FrAB) Peek(a int) Word { return f.sram.Peek(a) }
+
+// Load writes bitmap word a (testbench backdoor).
+func (f *FrAB) Load(a int, w Word) { f.sram.Load(a, w) }
+
+// RegionSet reports the bit of region r (testbench backdoor).
+func (f *FrAB) RegionSet(r int) bool {
+	w := f.sram.Peek(r / f.cfg.WordBits)
+	return w.Bit(r % f.cfg.WordBits)
+}
+
+// EncoderDepth is the number of 2:1 levels of the priority-encoder tree
+// over a word: log2(wordBits).
+func EncoderDepth(wordBits int) int { return bits.Len(uint(wordBits)) - 1 }
+
+// FirstSetFrom is the priority encoder: the index of the first set bit at
+// or after from among the low width bits of w, and whether there is one.
+// It is computed as the RTL computes it: the bits below from are masked,
+// then a binary tree of EncoderDepth(width) levels merges neighbouring
+// nodes, each node carrying (any bit set, index of its first set bit) and
+// taking the left child's index when the left child has a set bit.
+func FirstSetFrom(w *Word, width, from int) (int, bool) {
+	var any [MaxWordBits]bool
+	var idx [MaxWordBits]uint16
+	for i := range width {
+		any[i] = i >= from && w.Bit(i)
+		idx[i] = uint16(i)
+	}
+	for n := width / 2; n >= 1; n /= 2 {
+		for i := range n {
+			l, r := 2*i, 2*i+1
+			if any[l] {
+				idx[i] = idx[l]
+			} else {
+				idx[i] = idx[r]
+			}
+			any[i] = any[l] || any[r]
+		}
+	}
+	return int(idx[0]), any[0]
+}
