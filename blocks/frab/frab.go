@@ -129,7 +129,7 @@ const (
 	stateInit   uint8 = iota // sweep: one word written per cycle
 	stateIdle                // cmd_ready high
 	stateAccess              // the word read in the last cycle is on the SRAM output
-	stateBits              = 2
+	stateBits   = 2
 )
 
 // FrAB is the bitmap SRAM, its sweep counter and the command FSM. A command
