@@ -1,0 +1,92 @@
+package tlb
+
+import (
+	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/rtl"
+)
+
+// Lookup asks for the translation of a VPN on behalf of a requester.
+type Lookup struct {
+	VPN       uint64 // pte.VPNBits wide
+	Requester uint16 // returned unchanged in the response
+}
+
+// LookupBits is the packed width of a Lookup.
+const LookupBits = pte.VPNBits + pte.RequesterBits
+
+// Pack lays the lookup out as {Requester, VPN}.
+func (l Lookup) Pack() uint64 { return l.VPN | uint64(l.Requester)<<pte.VPNBits }
+
+// Status is a lookup's outcome.
+type Status uint8
+
+const (
+	// Miss: no entry for the VPN; the requester goes to the next level.
+	Miss Status = iota
+	// Hit: Resp.PTE carries the entry.
+	Hit
+	// Refused: the VPN missed while Frozen was high; the requester retries
+	// once the TLB is unfrozen.
+	Refused
+)
+
+func (s Status) String() string { return [...]string{"miss", "hit", "refused"}[s] }
+
+// Response is a lookup's result, without the PTE (which rides on its own
+// wire, Resp.PTE, because a port payload is at most 64 bits).
+type Response struct {
+	VPN       uint64
+	Requester uint16
+	Status    Status
+}
+
+// ResponseBits is the packed width of a Response.
+const ResponseBits = LookupBits + 2
+
+// Pack lays the response out as {Status, Requester, VPN}.
+func (r Response) Pack() uint64 {
+	return Lookup{r.VPN, r.Requester}.Pack() | uint64(r.Status)<<LookupBits
+}
+
+// ResponsePort is a ready/valid response with the PTE of a hit on a
+// parallel 64-bit wire.
+type ResponsePort struct {
+	*rtl.Decoupled[Response]
+	PTE *rtl.Wire[pte.PTE]
+}
+
+// Consumer declares b as the port's consumer.
+func (p ResponsePort) Consumer(b *rtl.Base) {
+	p.Decoupled.Consumer(b)
+	b.Listen(p.PTE)
+}
+
+// FillPort installs a translation: Bits is the VPN, PTE its entry.
+type FillPort struct {
+	*rtl.Decoupled[uint64]
+	PTE *rtl.Wire[pte.PTE]
+}
+
+// Consumer declares b as the port's consumer.
+func (p FillPort) Consumer(b *rtl.Base) {
+	p.Decoupled.Consumer(b)
+	b.Listen(p.PTE)
+}
+
+// Invalidate removes the entry for VPN, or every entry when All is set.
+type Invalidate struct {
+	VPN uint64
+	All bool
+}
+
+// InvalidateBits is the packed width of an Invalidate.
+const InvalidateBits = pte.VPNBits + 1
+
+// Pack lays the request out as {All, VPN}.
+func (v Invalidate) Pack() uint64 {
+	p := v.VPN
+	if v.All {
+		p |= 1 << pte.VPNBits
+	}
+	return p
+}

@@ -1,0 +1,280 @@
+package tlb
+
+import (
+	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/rtl"
+)
+
+// Stats are the TLB's activity counters. Invalidations counts entries
+// removed by shootdowns.
+type Stats struct {
+	Hits, Misses, Refused, Fills, Evictions, Invalidations uint64
+}
+
+// TLB is a set-associative translation cache with true LRU replacement per
+// set; one set of Ways entries makes it fully associative.
+type TLB struct {
+	rtl.Base
+
+	Req      *rtl.Decoupled[Lookup]     // lookups in, one per cycle
+	Resp     ResponsePort               // results out, HitLatency cycles later
+	Fill     FillPort                   // translations in, one per cycle, always ready
+	Inval    *rtl.Decoupled[Invalidate] // shootdowns in
+	InvalAck *rtl.Decoupled[Invalidate] // one per shootdown, once the entry is gone
+	Frozen   *rtl.Wire[bool]            // in: while high, a missing lookup is Refused
+
+	cfg     Config
+	setMask uint64
+	depth   uint32
+
+	tag   *rtl.Vec[uint64]  // per way: valid<<VPNBits | VPN
+	entry *rtl.Vec[pte.PTE] // per way
+	used  *rtl.Vec[uint64]  // per way: last-use stamp; the set's oldest is its LRU way
+	clock *rtl.Reg[uint64]  // next use stamp
+
+	out    *rtl.Vec[Response] // response ring, HitLatency+1 deep
+	outPTE *rtl.Vec[pte.PTE]
+	due    *rtl.Vec[uint64]
+	head   *rtl.Reg[uint32]
+	tail   *rtl.Reg[uint32]
+	count  *rtl.Reg[uint32]
+
+	ackPending *rtl.Reg[bool]
+	ack        *rtl.Reg[Invalidate]
+
+	hits, misses, refused, fills, evictions, invals *rtl.Reg[uint64]
+}
+
+const validTag = uint64(1) << pte.VPNBits
+
+// New builds a TLB under path with its ports.
+func New(s *rtl.Sim, path string, cfg Config) (*TLB, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t := &TLB{
+		Req:      rtl.NewDecoupledOf[Lookup](s, path+".req", LookupBits),
+		Resp:     ResponsePort{rtl.NewDecoupledOf[Response](s, path+".resp", ResponseBits), rtl.NewWire[pte.PTE](s, path+".resp.pte", 64)},
+		Fill:     FillPort{rtl.NewDecoupled[uint64](s, path+".fill", pte.VPNBits), rtl.NewWire[pte.PTE](s, path+".fill.pte", 64)},
+		Inval:    rtl.NewDecoupledOf[Invalidate](s, path+".inval", InvalidateBits),
+		InvalAck: rtl.NewDecoupledOf[Invalidate](s, path+".inval_ack", InvalidateBits),
+		Frozen:   rtl.NewBit(s, path+".frozen"),
+		cfg:      cfg,
+		setMask:  uint64(cfg.Sets - 1),
+		depth:    uint32(cfg.HitLatency + 1),
+	}
+	s.Add(t, path)
+	n := cfg.Entries()
+	t.tag = rtl.NewVec[uint64](&t.Base, "tag", n, pte.VPNBits+1, 0)
+	t.entry = rtl.NewVec[pte.PTE](&t.Base, "entry", n, 64, 0)
+	t.used = rtl.NewVec[uint64](&t.Base, "used", n, 64, 0)
+	t.clock = rtl.NewReg[uint64](&t.Base, "clock", 64, 1)
+	d := int(t.depth)
+	t.out = rtl.NewVecOf(&t.Base, "out", d, ResponseBits, Response{})
+	t.outPTE = rtl.NewVec[pte.PTE](&t.Base, "out_pte", d, 64, 0)
+	t.due = rtl.NewVec[uint64](&t.Base, "due", d, 64, 0)
+	t.head = rtl.NewReg[uint32](&t.Base, "head", 11, 0)
+	t.tail = rtl.NewReg[uint32](&t.Base, "tail", 11, 0)
+	t.count = rtl.NewReg[uint32](&t.Base, "count", 11, 0)
+	t.ackPending = rtl.NewFlag(&t.Base, "ack_pending", false)
+	t.ack = rtl.NewRegOf(&t.Base, "ack", InvalidateBits, Invalidate{})
+	t.hits = rtl.NewReg[uint64](&t.Base, "hits", 64, 0)
+	t.misses = rtl.NewReg[uint64](&t.Base, "misses", 64, 0)
+	t.refused = rtl.NewReg[uint64](&t.Base, "refused", 64, 0)
+	t.fills = rtl.NewReg[uint64](&t.Base, "fills", 64, 0)
+	t.evictions = rtl.NewReg[uint64](&t.Base, "evictions", 64, 0)
+	t.invals = rtl.NewReg[uint64](&t.Base, "invalidations", 64, 0)
+	t.Req.Consumer(&t.Base)
+	t.Fill.Consumer(&t.Base)
+	t.Base.Listen(t.Frozen)
+	t.Inval.Consumer(&t.Base)
+	t.Resp.Producer(&t.Base)
+	t.InvalAck.Producer(&t.Base)
+	return t, nil
+}
+
+// Config returns the TLB's configuration.
+func (t *TLB) Config() Config { return t.cfg }
+
+// Drive presents the response ring's head once due, the pending
+// shootdown acknowledgement, and the ports' readiness.
+func (t *TLB) Drive() {
+	t.Req.Ready.Set(t.count.Q() < t.depth)
+	t.Fill.Ready.Set(true)
+	t.Inval.Ready.Set(!t.ackPending.Q())
+	t.InvalAck.Valid.Set(t.ackPending.Q())
+	t.InvalAck.Bits.Set(t.ack.Q())
+	h := int(t.head.Q())
+	ready := t.count.Q() > 0 && t.due.At(h).Q() <= t.Now()
+	t.Resp.Valid.Set(ready)
+	if ready {
+		t.Resp.Bits.Set(t.out.At(h).Q())
+		t.Resp.PTE.Set(t.outPTE.At(h).Q())
+	}
+}
+
+// find returns the way holding vpn, or -1.
+func (t *TLB) find(vpn uint64) int {
+	base := int(vpn&t.setMask) * t.cfg.Ways
+	want := validTag | vpn
+	for w := base; w < base+t.cfg.Ways; w++ {
+		if t.tag.At(w).Q() == want {
+			return w
+		}
+	}
+	return -1
+}
+
+// victim returns the way a fill of vpn replaces: an invalid way of its set
+// if there is one, otherwise the least recently used.
+func (t *TLB) victim(vpn uint64) int {
+	base := int(vpn&t.setMask) * t.cfg.Ways
+	best := base
+	for w := base; w < base+t.cfg.Ways; w++ {
+		if t.tag.At(w).Q()&validTag == 0 {
+			return w
+		}
+		if t.used.At(w).Q() < t.used.At(best).Q() {
+			best = w
+		}
+	}
+	return best
+}
+
+// Eval serves one lookup, one fill and one shootdown per cycle. Within a
+// cycle, lookups read the entries as they were at the start of the cycle,
+// and a shootdown cancels a fill of the same VPN (or any fill, for All):
+// the filled translation is the one being changed.
+func (t *TLB) Eval() {
+	now := t.Now()
+	active := false
+	stamp := t.clock.Q()
+
+	hitWay := -1
+	if t.Req.Fire() {
+		active = true
+		l := t.Req.Bits.Get()
+		r := Response{VPN: l.VPN, Requester: l.Requester, Status: Miss}
+		var e pte.PTE
+		switch hitWay = t.find(l.VPN); {
+		case hitWay >= 0:
+			r.Status, e = Hit, t.entry.At(hitWay).Q()
+			t.hits.Set(t.hits.Q() + 1)
+		case t.Frozen.Get():
+			r.Status = Refused
+			t.refused.Set(t.refused.Q() + 1)
+		default:
+			t.misses.Set(t.misses.Q() + 1)
+		}
+		tl := int(t.tail.Q())
+		t.out.At(tl).Set(r)
+		t.outPTE.At(tl).Set(e)
+		t.due.At(tl).Set(now + uint64(t.cfg.HitLatency))
+		t.tail.Set(t.wrap(uint32(tl) + 1))
+	}
+
+	var inv Invalidate
+	shootdown := t.Inval.Fire()
+	if shootdown {
+		active = true
+		inv = t.Inval.Bits.Get()
+	}
+
+	fillWay := -1
+	if t.Fill.Fire() {
+		active = true
+		vpn := t.Fill.Bits.Get()
+		if !shootdown || !(inv.All || inv.VPN == vpn) {
+			fillWay = t.find(vpn)
+			if fillWay < 0 {
+				fillWay = t.victim(vpn)
+				if t.tag.At(fillWay).Q()&validTag != 0 {
+					t.evictions.Set(t.evictions.Q() + 1)
+				}
+			}
+			t.tag.At(fillWay).Set(validTag | vpn)
+			t.entry.At(fillWay).Set(t.Fill.PTE.Get())
+			t.used.At(fillWay).Set(stamp + 1)
+			t.fills.Set(t.fills.Q() + 1)
+		}
+	}
+	if hitWay >= 0 && hitWay != fillWay {
+		t.used.At(hitWay).Set(stamp)
+	}
+	if hitWay >= 0 || fillWay >= 0 {
+		t.clock.Set(stamp + 2)
+	}
+
+	if shootdown {
+		t.shoot(inv, fillWay)
+	}
+	if t.InvalAck.Fire() {
+		active = true
+		t.ackPending.Set(false)
+	}
+
+	pop := t.Resp.Fire()
+	if pop {
+		active = true
+		t.head.Set(t.wrap(t.head.Q() + 1))
+	}
+	if push := t.Req.Fire(); push != pop {
+		if push {
+			t.count.Set(t.count.Q() + 1)
+		} else {
+			t.count.Set(t.count.Q() - 1)
+		}
+	}
+
+	if !active {
+		if h := int(t.head.Q()); t.count.Q() > 0 && t.due.At(h).Q() > now {
+			t.SleepUntil(t.due.At(h).Q())
+		} else {
+			t.Sleep()
+		}
+	}
+}
+
+// shoot clears the entries a shootdown names, leaving alone the way a fill
+// writes this cycle, and raises the acknowledgement.
+func (t *TLB) shoot(inv Invalidate, fillWay int) {
+	var n uint64
+	if inv.All {
+		for w := range t.tag.Len() {
+			if w != fillWay && t.tag.At(w).Q()&validTag != 0 {
+				t.tag.At(w).Set(0)
+				n++
+			}
+		}
+	} else if w := t.find(inv.VPN); w >= 0 && w != fillWay {
+		t.tag.At(w).Set(0)
+		n++
+	}
+	t.invals.Set(t.invals.Q() + n)
+	t.ack.Set(inv)
+	t.ackPending.Set(true)
+}
+
+func (t *TLB) wrap(i uint32) uint32 {
+	if i == t.depth {
+		return 0
+	}
+	return i
+}
+
+// Probe reads the entry for vpn between cycles, for invariant checkers and
+// testbenches; it does not touch the LRU order.
+func (t *TLB) Probe(vpn uint64) (pte.PTE, bool) {
+	if w := t.find(vpn); w >= 0 {
+		return t.entry.At(w).Q(), true
+	}
+	return 0, false
+}
+
+// Stats reads the activity counters between cycles.
+func (t *TLB) Stats() Stats {
+	return Stats{
+		Hits: t.hits.Q(), Misses: t.misses.Q(), Refused: t.refused.Q(),
+		Fills: t.fills.Q(), Evictions: t.evictions.Q(), Invalidations: t.invals.Q(),
+	}
+}
