@@ -212,7 +212,9 @@ func (f *FrAB) Eval() {
 			i, ok := FirstSetFrom(&word, f.cfg.WordBits, int(r%w))
 			f.rsp.Set(true)
 			f.found.Set(ok)
-			f.where.Set(r - r%w + uint64(i))
+			if ok {
+				f.where.Set(r - r%w + uint64(i))
+			}
 		case Set:
 			f.sram.Write(0, int(r/w), word.With(int(r%w), true))
 		case Clear:

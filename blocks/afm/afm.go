@@ -1,0 +1,525 @@
+// Package afm is the Available Frame Manager of the Destination Allocator
+// (SPEC 5.2; UVMMU paper Section IV-C, IV-D) together with the victim
+// picker and the DA's IPgT sequencer.
+//
+// The AFM is the only block that touches the IPgT memory port. One FSM runs
+// one transaction at a time: a refill step (a FrAB scan and the region
+// read-modify-write it leads to, or one victim draw with its read and
+// write-back), a map write, or a software op. A transaction finishes issuing
+// all its memory requests before the next one starts, and the memory port
+// serves requests in order, so every transaction is atomic with respect to
+// the others: the AFM never reserves or picks from an entry value that an
+// accepted op has since changed, and no update is lost. Map and software ops
+// wait in one-entry buffers while a refill transaction runs; the FSM
+// chooses between the map buffer, the software buffer and a refill step
+// round-robin, so none of them starves.
+package afm
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/uvmmu/uvmmu/blocks/dcq"
+	"github.com/uvmmu/uvmmu/blocks/frab"
+	"github.com/uvmmu/uvmmu/blocks/ipgt"
+	"github.com/uvmmu/uvmmu/blocks/lfsr"
+	"github.com/uvmmu/uvmmu/rtl"
+)
+
+// Config is what the AFM needs of the DA's parameters.
+type Config struct {
+	NFG       uint64     // frame-groups managed
+	DCQ       dcq.Config // queue geometry: DEPTH, THRESHOLD, FG_BITS
+	WordBits  int        // FRAB_WORD
+	AddrBits  int        // ADDR_W
+	IPGTBase  uint64     // IPGT_BASE
+	LFSRWidth int        // LFSR_WIDTH
+}
+
+// FrAB is the bitmap geometry that follows from NFG and WordBits.
+func (c Config) FrAB() frab.Config {
+	return frab.Config{Regions: int((c.NFG + frab.FrameGroupsPerRegion - 1) / frab.FrameGroupsPerRegion), WordBits: c.WordBits}
+}
+
+// Validate names the first parameter outside its range or in conflict with
+// another.
+func (c Config) Validate() error {
+	if err := c.DCQ.Validate(); err != nil {
+		return err
+	}
+	if c.NFG < 1 || bits.Len64(c.NFG-1) > c.DCQ.FGBits {
+		return fmt.Errorf("afm: NFG %d outside 1..2^FGBits (FGBits %d)", c.NFG, c.DCQ.FGBits)
+	}
+	if err := c.FrAB().Validate(); err != nil {
+		return err
+	}
+	if err := ipgt.CheckAddrBits(c.AddrBits); err != nil {
+		return err
+	}
+	if end := ipgt.Address(c.IPGTBase, c.NFG); c.AddrBits < 64 && (end > 1<<c.AddrBits || end < c.IPGTBase) {
+		return fmt.Errorf("afm: IPGTBase %#x + 8*NFG (%d) exceeds the %d-bit address space", c.IPGTBase, c.NFG, c.AddrBits)
+	}
+	if c.LFSRWidth < lfsr.MinWidth || c.LFSRWidth > lfsr.MaxWidth || c.LFSRWidth < lfsr.PickWidth(c.NFG) {
+		return fmt.Errorf("afm: LFSRWidth %d outside %d..%d (the picker needs %d bits for NFG %d)",
+			c.LFSRWidth, max(lfsr.MinWidth, lfsr.PickWidth(c.NFG)), lfsr.MaxWidth, lfsr.PickWidth(c.NFG), c.NFG)
+	}
+	return nil
+}
+
+// Ports are the AFM's connections: the DCQ's push side and count, the FrAB
+// command port, the LFSR, the IPgT memory port, and the DA's map and
+// software ports.
+type Ports struct {
+	DCQ  dcq.Ports
+	FrAB frab.Ports
+	LFSR lfsr.Ports
+	Mem  ipgt.MemPorts
+	Map  MapPorts
+	SW   SWPorts
+}
+
+// FSM states.
+const (
+	sInit        uint8 = iota // waiting for the FrAB sweep
+	sIdle                     // choosing the next transaction
+	sMapWrite                 // issue the map write
+	sSWRead                   // FREE/UNPROTECT: issue the entry read
+	sSWWait                   // FREE/UNPROTECT: wait for the entry
+	sSWWrite                  // issue the op's write (and the FrAB SET)
+	sScanReq                  // issue FIND at the rotating pointer
+	sScanWait                 // wait for the FIND response
+	sRegionFetch              // issue the region's reads and collect the entries
+	sRegionRsv                // reserve entries one per cycle; clear the bit when exhausted
+	sVDraw                    // draw a frame-group from the LFSR
+	sVRead                    // issue the victim's entry read
+	sVWait                    // wait for the entry
+	sVWrite                   // push {PFgN, S=1} and write back B=1
+	stateBits    = 4
+)
+
+// Round-robin order of the three requesters in sIdle.
+const (
+	reqMap uint8 = iota
+	reqSW
+	reqRefill
+	numReq
+)
+
+// AFM is the refill FSM, the victim picker and the IPgT sequencer.
+type AFM struct {
+	rtl.Base
+	Ports
+
+	cfg     Config
+	regions uint64 // NR
+	words   uint64 // FrAB words
+
+	state *rtl.Reg[uint8]
+	last  *rtl.Reg[uint8] // requester served last (round-robin)
+
+	// One-entry buffers behind map_ready and sw_ready.
+	mapFull *rtl.Reg[bool]
+	mapPFgN *rtl.Reg[uint64]
+	mapVPgN *rtl.Reg[uint64]
+	mapCID  *rtl.Reg[uint16]
+	swFull  *rtl.Reg[bool]
+	swOp    *rtl.Reg[uint8]
+	swPFgN  *rtl.Reg[uint64]
+
+	// Output registers of the memory port, the DCQ push, the FrAB command
+	// and the LFSR enable.
+	reqValid  *rtl.Reg[bool]
+	reqWrite  *rtl.Reg[bool]
+	reqAddr   *rtl.Reg[uint64]
+	reqWData  *rtl.Reg[uint64]
+	pushValid *rtl.Reg[bool]
+	pushPFgN  *rtl.Reg[uint64]
+	pushSwap  *rtl.Reg[bool]
+	cmdValid  *rtl.Reg[bool]
+	cmdOp     *rtl.Reg[uint8]
+	cmdRegion *rtl.Reg[uint64]
+	lfsrEn    *rtl.Reg[bool]
+
+	// Refill state.
+	hint    *rtl.Reg[bool]   // the FrAB may hold a set bit
+	ptr     *rtl.Reg[uint64] // rotating FrAB scan pointer (a region)
+	finds   *rtl.Reg[uint64] // FINDs in the current sweep
+	region  *rtl.Reg[uint64] // region being fetched
+	issued  *rtl.Reg[uint8]  // region reads issued
+	arrived *rtl.Reg[uint8]  // region entries received
+	rsv     *rtl.Reg[uint32] // reservable entries of the region not yet reserved
+	entries *rtl.Vec[uint64] // the region's entries
+
+	// Op and victim state.
+	cur     *rtl.Reg[uint64] // frame-group of the op or victim in flight
+	curWord *rtl.Reg[uint64] // its entry as read
+}
+
+// New adds an AFM to s under path.
+func New(s *rtl.Sim, path string, cfg Config, p Ports) (*AFM, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	fc := cfg.FrAB()
+	a := &AFM{Ports: p, cfg: cfg, regions: uint64(fc.Regions), words: uint64(fc.Words())}
+	s.Add(a, path)
+	b := &a.Base
+	fg, rb := cfg.DCQ.FGBits, fc.RegionBits()
+	a.state = rtl.NewReg(b, "state", stateBits, sInit)
+	a.last = rtl.NewReg(b, "last", 2, reqRefill)
+	a.mapFull = rtl.NewFlag(b, "map_full", false)
+	a.mapPFgN = rtl.NewReg[uint64](b, "map_pfgn_q", fg, 0)
+	a.mapVPgN = rtl.NewReg[uint64](b, "map_vpgn_q", VPgNBits, 0)
+	a.mapCID = rtl.NewReg[uint16](b, "map_cid_q", CIDBits, 0)
+	a.swFull = rtl.NewFlag(b, "sw_full", false)
+	a.swOp = rtl.NewReg[uint8](b, "sw_op_q", SWOpBits, 0)
+	a.swPFgN = rtl.NewReg[uint64](b, "sw_pfgn_q", fg, 0)
+	a.reqValid = rtl.NewFlag(b, "req_valid", false)
+	a.reqWrite = rtl.NewFlag(b, "req_write", false)
+	a.reqAddr = rtl.NewReg[uint64](b, "req_addr", cfg.AddrBits, 0)
+	a.reqWData = rtl.NewReg[uint64](b, "req_wdata", 64, 0)
+	a.pushValid = rtl.NewFlag(b, "push_valid_q", false)
+	a.pushPFgN = rtl.NewReg[uint64](b, "push_pfgn_q", fg, 0)
+	a.pushSwap = rtl.NewFlag(b, "push_swap_q", false)
+	a.cmdValid = rtl.NewFlag(b, "cmd_valid_q", false)
+	a.cmdOp = rtl.NewReg[uint8](b, "cmd_op_q", frab.OpBits, 0)
+	a.cmdRegion = rtl.NewReg[uint64](b, "cmd_region_q", rb, 0)
+	a.lfsrEn = rtl.NewFlag(b, "lfsr_en_q", false)
+	a.hint = rtl.NewFlag(b, "hint", true)
+	a.ptr = rtl.NewReg[uint64](b, "ptr", rb, 0)
+	a.finds = rtl.NewReg[uint64](b, "finds", bits.Len64(a.words+1), 0)
+	a.region = rtl.NewReg[uint64](b, "region", rb, 0)
+	a.issued = rtl.NewReg[uint8](b, "issued", 6, 0)
+	a.arrived = rtl.NewReg[uint8](b, "arrived", 6, 0)
+	a.rsv = rtl.NewReg[uint32](b, "rsv", frab.FrameGroupsPerRegion, 0)
+	a.entries = rtl.NewVec[uint64](b, "entry", frab.FrameGroupsPerRegion, 64, 0)
+	a.cur = rtl.NewReg[uint64](b, "cur", fg, 0)
+	a.curWord = rtl.NewReg[uint64](b, "cur_word", 64, 0)
+	a.Listen(p.DCQ.Count, p.FrAB.CmdReady, p.FrAB.RspValid, p.FrAB.RspFound, p.FrAB.RspRegion, p.FrAB.InitDone,
+		p.LFSR.State, p.Mem.ReqReady, p.Mem.RespValid, p.Mem.RespData,
+		p.Map.Valid, p.Map.PFgN, p.Map.VPgN, p.Map.CID, p.SW.Valid, p.SW.Op, p.SW.PFgN)
+	return a, nil
+}
+
+// Drive shows the output registers.
+func (a *AFM) Drive() {
+	a.Map.Ready.Set(!a.mapFull.Q())
+	a.SW.Ready.Set(!a.swFull.Q())
+	a.Mem.ReqValid.Set(a.reqValid.Q())
+	a.Mem.ReqWrite.Set(a.reqWrite.Q())
+	a.Mem.ReqAddr.Set(a.reqAddr.Q())
+	a.Mem.ReqWData.Set(a.reqWData.Q())
+	a.DCQ.PushValid.Set(a.pushValid.Q())
+	a.DCQ.PushPFgN.Set(a.pushPFgN.Q())
+	a.DCQ.PushSwap.Set(a.pushSwap.Q())
+	a.FrAB.CmdValid.Set(a.cmdValid.Q())
+	a.FrAB.CmdOp.Set(a.cmdOp.Q())
+	a.FrAB.CmdRegion.Set(a.cmdRegion.Q())
+	a.LFSR.En.Set(a.lfsrEn.Q())
+}
+
+// memReq, push and cmd are the requests the FSM issues in one cycle; the
+// end of Eval loads them into the output registers.
+type memReq struct {
+	valid, write bool
+	addr, wdata  uint64
+}
+
+type pushReq struct {
+	valid bool
+	pfgn  uint64
+	swap  bool
+}
+
+type cmdReq struct {
+	valid  bool
+	op     frab.Op
+	region uint64
+}
+
+// Eval advances the FSM by one cycle.
+func (a *AFM) Eval() {
+	memFree := !a.reqValid.Q() || a.Mem.ReqFire()
+	cmdFree := !a.cmdValid.Q() || a.FrAB.CmdFire()
+	// The AFM is the DCQ's only producer and its push always fires in the
+	// cycle it is shown (see space), so the queue has room for another
+	// push next cycle when count plus the push now shown is below DEPTH.
+	inQueue := uint64(a.DCQ.Count.Get())
+	if a.pushValid.Q() {
+		inQueue++
+	}
+	space := inQueue < uint64(a.cfg.DCQ.Depth)
+	var mem memReq
+	var push pushReq
+	var cmd cmdReq
+	lfsrEn := false
+
+	mapFull, swFull := a.mapFull.Q(), a.swFull.Q()
+	if a.Map.Fire() {
+		a.mapFull.Set(true)
+		a.mapPFgN.Set(a.Map.PFgN.Get())
+		a.mapVPgN.Set(a.Map.VPgN.Get())
+		a.mapCID.Set(a.Map.CID.Get())
+	}
+	if a.SW.Fire() {
+		a.swFull.Set(true)
+		a.swOp.Set(a.SW.Op.Get())
+		a.swPFgN.Set(a.SW.PFgN.Get())
+	}
+
+	switch a.state.Q() {
+	case sInit:
+		if a.FrAB.InitDone.Get() {
+			a.state.Set(sIdle)
+		}
+
+	case sIdle:
+		refill := inQueue < uint64(a.cfg.DCQ.Threshold)
+		switch a.pick(mapFull, swFull, refill) {
+		case reqMap:
+			a.last.Set(reqMap)
+			if a.mapPFgN.Q() < a.cfg.NFG {
+				a.state.Set(sMapWrite)
+			} else {
+				a.mapFull.Set(false)
+			}
+		case reqSW:
+			a.last.Set(reqSW)
+			p := a.swPFgN.Q()
+			switch op := SWOp(a.swOp.Q()); {
+			case p >= a.cfg.NFG || op > OpUnprotect:
+				// Not a frame-group or not an op: dropped.
+				a.swFull.Set(false)
+			case op == OpProtect:
+				a.cur.Set(p)
+				a.curWord.Set(ipgt.Protected)
+				a.state.Set(sSWWrite)
+			default:
+				a.cur.Set(p)
+				a.state.Set(sSWRead)
+			}
+		case reqRefill:
+			a.last.Set(reqRefill)
+			if a.hint.Q() {
+				a.finds.Set(0)
+				a.state.Set(sScanReq)
+			} else {
+				lfsrEn = true
+				a.state.Set(sVDraw)
+			}
+		}
+
+	case sMapWrite:
+		if memFree {
+			mem = memReq{valid: true, write: true, addr: a.addr(a.mapPFgN.Q()), wdata: ipgt.Mapped(a.mapCID.Q(), a.mapVPgN.Q())}
+			a.mapFull.Set(false)
+			a.state.Set(sIdle)
+		}
+
+	case sSWRead:
+		if memFree {
+			mem = memReq{valid: true, addr: a.addr(a.cur.Q())}
+			a.state.Set(sSWWait)
+		}
+
+	case sSWWait:
+		if a.Mem.RespValid.Get() {
+			// FREE and UNPROTECT of a busy entry keep B: see ipgt.FreedBusy.
+			if a.Mem.RespData.Get()&ipgt.B != 0 {
+				a.curWord.Set(ipgt.FreedBusy)
+			} else {
+				a.curWord.Set(ipgt.Freed)
+			}
+			a.state.Set(sSWWrite)
+		}
+
+	case sSWWrite:
+		w := a.curWord.Q()
+		setBit := w == ipgt.Freed
+		if memFree && (!setBit || cmdFree) {
+			mem = memReq{valid: true, write: true, addr: a.addr(a.cur.Q()), wdata: w}
+			if setBit {
+				cmd = cmdReq{valid: true, op: frab.Set, region: a.cur.Q() / frab.FrameGroupsPerRegion}
+				a.hint.Set(true)
+			}
+			a.swFull.Set(false)
+			a.state.Set(sIdle)
+		}
+
+	case sScanReq:
+		if cmdFree {
+			cmd = cmdReq{valid: true, op: frab.Find, region: a.ptr.Q()}
+			a.finds.Set(a.finds.Q() + 1)
+			a.state.Set(sScanWait)
+		}
+
+	case sScanWait:
+		if a.FrAB.RspValid.Get() {
+			switch {
+			case a.FrAB.RspFound.Get():
+				a.region.Set(a.FrAB.RspRegion.Get())
+				a.issued.Set(0)
+				a.arrived.Set(0)
+				a.rsv.Set(0)
+				a.state.Set(sRegionFetch)
+			case a.finds.Q() > a.words:
+				// A full sweep, the pointer's own word included twice,
+				// found no set bit: the memory is oversubscribed.
+				a.hint.Set(false)
+				a.state.Set(sIdle)
+			default:
+				a.ptr.Set(a.nextWord(a.ptr.Q()))
+				a.state.Set(sScanReq)
+			}
+		}
+
+	case sRegionFetch:
+		n := a.regionSize(a.region.Q())
+		i := a.issued.Q()
+		if memFree && i < n {
+			mem = memReq{valid: true, addr: a.addr(a.region.Q()*frab.FrameGroupsPerRegion + uint64(i))}
+			a.issued.Set(i + 1)
+		}
+		if a.Mem.RespValid.Get() {
+			k := a.arrived.Q()
+			w := a.Mem.RespData.Get()
+			a.entries.At(int(k)).Set(w)
+			if ipgt.Reservable(w) {
+				a.rsv.Set(a.rsv.Q() | 1<<k)
+			}
+			a.arrived.Set(k + 1)
+			if k+1 == n {
+				a.state.Set(sRegionRsv)
+			}
+		}
+
+	case sRegionRsv:
+		r := a.region.Q()
+		left := a.rsv.Q()
+		switch {
+		case left == 0:
+			// Every free frame-group of the region is reserved.
+			if cmdFree {
+				cmd = cmdReq{valid: true, op: frab.Clear, region: r}
+				a.ptr.Set(a.nextRegion(r))
+				a.state.Set(sIdle)
+			}
+		case !space:
+			// The DCQ is full: stop here, the region keeps its bit and the
+			// next scan starts at it.
+			a.ptr.Set(r)
+			a.state.Set(sIdle)
+		case memFree:
+			k := bits.TrailingZeros32(left)
+			p := r*frab.FrameGroupsPerRegion + uint64(k)
+			push = pushReq{valid: true, pfgn: p}
+			mem = memReq{valid: true, write: true, addr: a.addr(p), wdata: ipgt.Reserve(a.entries.At(k).Q())}
+			a.rsv.Set(left &^ (1 << k))
+		}
+
+	case sVDraw:
+		if p, ok := lfsr.Pick(a.LFSR.State.Get(), a.cfg.NFG); ok {
+			a.cur.Set(p)
+			a.state.Set(sVRead)
+		} else {
+			lfsrEn = true
+		}
+
+	case sVRead:
+		if memFree {
+			mem = memReq{valid: true, addr: a.addr(a.cur.Q())}
+			a.state.Set(sVWait)
+		}
+
+	case sVWait:
+		if a.Mem.RespValid.Get() {
+			w := a.Mem.RespData.Get()
+			if ipgt.Victim(w) {
+				a.curWord.Set(w)
+				a.state.Set(sVWrite)
+			} else {
+				a.state.Set(sIdle)
+			}
+		}
+
+	case sVWrite:
+		if memFree && space {
+			push = pushReq{valid: true, pfgn: a.cur.Q(), swap: true}
+			mem = memReq{valid: true, write: true, addr: a.addr(a.cur.Q()), wdata: ipgt.PickVictim(a.curWord.Q())}
+			a.state.Set(sIdle)
+		}
+	}
+
+	a.load(mem, push, cmd, lfsrEn)
+}
+
+// pick is the round-robin arbiter of sIdle: the first requester after the
+// one served last. It returns numReq when nobody requests.
+func (a *AFM) pick(mapFull, swFull, refill bool) uint8 {
+	want := [numReq]bool{mapFull, swFull, refill}
+	for k := uint8(1); k <= numReq; k++ {
+		r := (a.last.Q() + k) % numReq
+		if want[r] {
+			return r
+		}
+	}
+	return numReq
+}
+
+// load moves this cycle's requests into the output registers; a request
+// shown and accepted in this cycle is withdrawn, one not yet accepted stays.
+func (a *AFM) load(mem memReq, push pushReq, cmd cmdReq, lfsrEn bool) {
+	switch {
+	case mem.valid:
+		a.reqValid.Set(true)
+		a.reqWrite.Set(mem.write)
+		a.reqAddr.Set(mem.addr)
+		a.reqWData.Set(mem.wdata)
+	case a.Mem.ReqFire():
+		a.reqValid.Set(false)
+	}
+	switch {
+	case push.valid:
+		a.pushValid.Set(true)
+		a.pushPFgN.Set(push.pfgn)
+		a.pushSwap.Set(push.swap)
+	case a.pushValid.Q():
+		a.pushValid.Set(false)
+	}
+	switch {
+	case cmd.valid:
+		a.cmdValid.Set(true)
+		a.cmdOp.Set(uint8(cmd.op))
+		a.cmdRegion.Set(cmd.region)
+	case a.FrAB.CmdFire():
+		a.cmdValid.Set(false)
+	}
+	if lfsrEn != a.lfsrEn.Q() {
+		a.lfsrEn.Set(lfsrEn)
+	}
+}
+
+func (a *AFM) addr(pfgn uint64) uint64 { return ipgt.Address(a.cfg.IPGTBase, pfgn) }
+
+// regionSize is the number of frame-groups in region r: 32, or fewer in
+// the last region when NFG is not a multiple of 32.
+func (a *AFM) regionSize(r uint64) uint8 {
+	return uint8(min(frab.FrameGroupsPerRegion, a.cfg.NFG-r*frab.FrameGroupsPerRegion))
+}
+
+func (a *AFM) nextRegion(r uint64) uint64 {
+	if r+1 >= a.regions {
+		return 0
+	}
+	return r + 1
+}
+
+// nextWord is the first region of the FrAB word after region r's, wrapping.
+func (a *AFM) nextWord(r uint64) uint64 {
+	w := uint64(a.cfg.WordBits)
+	next := (r/w + 1) * w
+	if next >= a.regions {
+		return 0
+	}
+	return next
+}
