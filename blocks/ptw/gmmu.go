@@ -1,0 +1,399 @@
+package ptw
+
+import (
+	"fmt"
+
+	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/rtl"
+)
+
+// Pool entry states.
+const (
+	entryFree    = 0
+	entryWaiting = 1 // needs a walker
+	entryMerged  = 2 // waits for the walk of the same VPN already under way
+	entryAnswer  = 3 // that walk finished; answered when the result port is free
+)
+
+// pwcShift is how many VPN bits one leaf page-table page covers (512 PTEs
+// of 8 B in a 4 KB table page): the page-walk cache holds leaf-table
+// pointers, one per 2 MB region.
+const pwcShift = 9
+
+// Stats are the GMMU's activity counters.
+type Stats struct {
+	Walks, Merged, PWCHits, Updates uint64
+}
+
+// GMMU is the walk queue, the walker pool, the optional page-walk cache and
+// the page table they walk.
+type GMMU struct {
+	rtl.Base
+
+	Req    *rtl.Decoupled[Walk] // walk requests in
+	Resp   PTEPort[Walk]        // results out: the request and its leaf PTE
+	Update PTEPort[uint64]      // page-table writes in: VPN + new PTE; always ready
+
+	cfg   Config
+	depth uint32
+
+	// Walk queue: a pool of requests, served oldest first.
+	state *rtl.Vec[uint8]
+	vpn   *rtl.Vec[uint64]
+	who   *rtl.Vec[uint16]
+	age   *rtl.Vec[uint64]
+	count *rtl.Reg[uint32]
+	seq   *rtl.Reg[uint64] // age of the next request
+
+	// Walkers.
+	busy   *rtl.Vec[uint8]
+	wVPN   *rtl.Vec[uint64]
+	wWho   *rtl.Vec[uint16]
+	wAge   *rtl.Vec[uint64]
+	doneAt *rtl.Vec[uint64] // cycle in which the walk reads its leaf PTE
+
+	// Page-walk cache: leaf-table pointer tags with last-use stamps.
+	pwcTag  *rtl.Vec[uint64] // valid<<VPNBits | VPN>>pwcShift
+	pwcUsed *rtl.Vec[uint64]
+	pwcTick *rtl.Reg[uint64]
+
+	// The page table, one PTE per page of the managed range. Port 0 reads
+	// leaf PTEs for results; port 1 takes updates.
+	table *rtl.SRAM[pte.PTE]
+
+	// Result stage: the header of the result whose PTE is on the table's
+	// read port.
+	outValid *rtl.Reg[bool]
+	out      *rtl.Reg[Walk]
+	outMiss  *rtl.Reg[bool] // VPN outside the managed range: answered with PTE 0
+
+	walks, merged, pwcHits, updates *rtl.Reg[uint64]
+	errSeen                         *rtl.Reg[bool]
+	errVPN                          *rtl.Reg[uint64]
+}
+
+const tableRead, tableWrite = 0, 1
+
+// New builds a GMMU under path with its ports.
+func New(s *rtl.Sim, path string, cfg Config) (*GMMU, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	g := &GMMU{
+		Req:    rtl.NewDecoupledOf[Walk](s, path+".req", WalkBits),
+		Resp:   PTEPort[Walk]{rtl.NewDecoupledOf[Walk](s, path+".resp", WalkBits), rtl.NewWire[pte.PTE](s, path+".resp.pte", 64)},
+		Update: PTEPort[uint64]{rtl.NewDecoupled[uint64](s, path+".update", pte.VPNBits), rtl.NewWire[pte.PTE](s, path+".update.pte", 64)},
+		cfg:    cfg,
+		depth:  uint32(cfg.QueueDepth),
+	}
+	s.Add(g, path)
+	b := &g.Base
+	q, w := cfg.QueueDepth, cfg.Walkers
+	g.state = rtl.NewVec[uint8](b, "q_state", q, 2, entryFree)
+	g.vpn = rtl.NewVec[uint64](b, "q_vpn", q, pte.VPNBits, 0)
+	g.who = rtl.NewVec[uint16](b, "q_who", q, pte.RequesterBits, 0)
+	g.age = rtl.NewVec[uint64](b, "q_age", q, 64, 0)
+	g.count = rtl.NewReg[uint32](b, "q_count", 13, 0)
+	g.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
+	g.busy = rtl.NewVec[uint8](b, "w_busy", w, 1, 0)
+	g.wVPN = rtl.NewVec[uint64](b, "w_vpn", w, pte.VPNBits, 0)
+	g.wWho = rtl.NewVec[uint16](b, "w_who", w, pte.RequesterBits, 0)
+	g.wAge = rtl.NewVec[uint64](b, "w_age", w, 64, 0)
+	g.doneAt = rtl.NewVec[uint64](b, "w_done_at", w, 64, 0)
+	if cfg.PWCEntries > 0 {
+		g.pwcTag = rtl.NewVec[uint64](b, "pwc_tag", cfg.PWCEntries, pte.VPNBits+1, 0)
+		g.pwcUsed = rtl.NewVec[uint64](b, "pwc_used", cfg.PWCEntries, 64, 0)
+		g.pwcTick = rtl.NewReg[uint64](b, "pwc_tick", 64, 1)
+	}
+	g.table = rtl.NewSRAM[pte.PTE](b, "table", rtl.SRAMConfig{Depth: cfg.Pages, Width: 64, Ports: 2, ReadLatency: 1})
+	g.outValid = rtl.NewFlag(b, "out_valid", false)
+	g.out = rtl.NewRegOf(b, "out", WalkBits, Walk{})
+	g.outMiss = rtl.NewFlag(b, "out_miss", false)
+	g.walks = rtl.NewReg[uint64](b, "walks", 64, 0)
+	g.merged = rtl.NewReg[uint64](b, "merged", 64, 0)
+	g.pwcHits = rtl.NewReg[uint64](b, "pwc_hits", 64, 0)
+	g.updates = rtl.NewReg[uint64](b, "updates", 64, 0)
+	g.errSeen = rtl.NewFlag(b, "err_seen", false)
+	g.errVPN = rtl.NewReg[uint64](b, "err_vpn", pte.VPNBits, 0)
+	g.Req.Consumer(b)
+	g.Update.Consumer(b)
+	g.Resp.Producer(b)
+	return g, nil
+}
+
+// Config returns the GMMU's configuration.
+func (g *GMMU) Config() Config { return g.cfg }
+
+// Drive presents the result stage and the queue's room. The result's PTE
+// is the table's registered read data.
+func (g *GMMU) Drive() {
+	g.Req.Ready.Set(g.count.Q() < g.depth)
+	g.Update.Ready.Set(true)
+	g.Resp.Valid.Set(g.outValid.Q())
+	if g.outValid.Q() {
+		g.Resp.Bits.Set(g.out.Q())
+		e := g.table.RData(tableRead)
+		if g.outMiss.Q() {
+			e = 0
+		}
+		g.Resp.PTE.Set(e)
+	}
+}
+
+// index maps a VPN to its table word, or -1 outside the managed range.
+func (g *GMMU) index(vpn uint64) int {
+	if vpn < g.cfg.BaseVPN || vpn-g.cfg.BaseVPN >= uint64(g.cfg.Pages) {
+		return -1
+	}
+	return int(vpn - g.cfg.BaseVPN)
+}
+
+// Eval, in order: picks the oldest finished request (a completed walk or a
+// merged request whose walk has completed) for the result stage and reads
+// its PTE; marks the requests merged into a completing walk as answered;
+// dispatches the oldest waiting request to a free walker; accepts a new
+// request, merging it into a walk of the same VPN already under way or
+// queued; applies a page-table update.
+func (g *GMMU) Eval() {
+	now := g.Now()
+	active := false
+	fire := g.Resp.Fire()
+	if fire {
+		active = true
+	}
+	nextCount := g.count.Q()
+
+	// Result stage.
+	doneWalker, answerEntry := -1, -1
+	if !g.outValid.Q() || fire {
+		doneWalker, answerEntry = g.oldestFinished(now)
+		var w Walk
+		switch {
+		case answerEntry >= 0 && (doneWalker < 0 || g.age.At(answerEntry).Q() < g.wAge.At(doneWalker).Q()):
+			doneWalker = -1
+			w = Walk{g.vpn.At(answerEntry).Q(), g.who.At(answerEntry).Q()}
+			g.state.At(answerEntry).Set(entryFree)
+			nextCount--
+		case doneWalker >= 0:
+			answerEntry = -1
+			w = Walk{g.wVPN.At(doneWalker).Q(), g.wWho.At(doneWalker).Q()}
+			g.busy.At(doneWalker).Set(0)
+			g.answerMerged(w.VPN)
+		}
+		if doneWalker >= 0 || answerEntry >= 0 {
+			active = true
+			i := g.index(w.VPN)
+			if i >= 0 {
+				g.table.Read(tableRead, i)
+			}
+			g.out.Set(w)
+			g.outMiss.Set(i < 0)
+			g.outValid.Set(true)
+		} else if fire {
+			g.outValid.Set(false)
+		}
+	}
+
+	// Dispatch.
+	if e, w := g.oldestWaiting(), g.freeWalker(); e >= 0 && w >= 0 {
+		active = true
+		v := g.vpn.At(e).Q()
+		g.busy.At(w).Set(1)
+		g.wVPN.At(w).Set(v)
+		g.wWho.At(w).Set(g.who.At(e).Q())
+		g.wAge.At(w).Set(g.age.At(e).Q())
+		g.doneAt.At(w).Set(now + g.cfg.WalkCycles(g.pwcLookup(v)) - 1)
+		g.state.At(e).Set(entryFree)
+		g.walks.Set(g.walks.Q() + 1)
+		nextCount--
+	}
+
+	// Accept.
+	if g.Req.Fire() {
+		active = true
+		r := g.Req.Bits.Get()
+		e := g.freeEntry()
+		st := uint8(entryWaiting)
+		if g.walkPending(r.VPN, doneWalker) {
+			st = entryMerged
+			g.merged.Set(g.merged.Q() + 1)
+		}
+		g.state.At(e).Set(st)
+		g.vpn.At(e).Set(r.VPN)
+		g.who.At(e).Set(r.Requester)
+		g.age.At(e).Set(g.seq.Q())
+		g.seq.Set(g.seq.Q() + 1)
+		nextCount++
+	}
+	if nextCount != g.count.Q() {
+		g.count.Set(nextCount)
+	}
+
+	if g.Update.Fire() {
+		active = true
+		v := g.Update.Bits.Get()
+		if i := g.index(v); i >= 0 {
+			g.table.Write(tableWrite, i, g.Update.PTE.Get())
+			g.updates.Set(g.updates.Q() + 1)
+		} else if !g.errSeen.Q() {
+			g.errSeen.Set(true)
+			g.errVPN.Set(v)
+		}
+	}
+
+	if !active {
+		g.sleep(now)
+	}
+}
+
+// oldestFinished returns the oldest walker whose walk has reached its leaf
+// read and the oldest answered merged request, each -1 if none.
+func (g *GMMU) oldestFinished(now uint64) (walker, entry int) {
+	walker, entry = -1, -1
+	for w := range g.busy.Len() {
+		if g.busy.At(w).Q() == 1 && g.doneAt.At(w).Q() <= now &&
+			(walker < 0 || g.wAge.At(w).Q() < g.wAge.At(walker).Q()) {
+			walker = w
+		}
+	}
+	for e := range g.state.Len() {
+		if g.state.At(e).Q() == entryAnswer && (entry < 0 || g.age.At(e).Q() < g.age.At(entry).Q()) {
+			entry = e
+		}
+	}
+	return walker, entry
+}
+
+// answerMerged marks every request merged into the walk of vpn as answered;
+// they read their PTE when they reach the result stage. At most one walk
+// per VPN is pending at a time, so every merged request of vpn belongs to
+// this walk.
+func (g *GMMU) answerMerged(vpn uint64) {
+	for e := range g.state.Len() {
+		if g.state.At(e).Q() == entryMerged && g.vpn.At(e).Q() == vpn {
+			g.state.At(e).Set(entryAnswer)
+		}
+	}
+}
+
+// walkPending reports whether a walk of vpn is queued or under way and will
+// read its PTE after this cycle (the walker finishing now is excluded).
+func (g *GMMU) walkPending(vpn uint64, finishing int) bool {
+	for w := range g.busy.Len() {
+		if w != finishing && g.busy.At(w).Q() == 1 && g.wVPN.At(w).Q() == vpn {
+			return true
+		}
+	}
+	for e := range g.state.Len() {
+		if g.state.At(e).Q() == entryWaiting && g.vpn.At(e).Q() == vpn {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *GMMU) oldestWaiting() int {
+	best := -1
+	for e := range g.state.Len() {
+		if g.state.At(e).Q() == entryWaiting && (best < 0 || g.age.At(e).Q() < g.age.At(best).Q()) {
+			best = e
+		}
+	}
+	return best
+}
+
+func (g *GMMU) freeWalker() int {
+	for w := range g.busy.Len() {
+		if g.busy.At(w).Q() == 0 {
+			return w
+		}
+	}
+	return -1
+}
+
+// freeEntry returns a free queue entry. The entry chosen is free at the
+// start of the cycle, so it never collides with one freed in the same cycle.
+func (g *GMMU) freeEntry() int {
+	for e := range g.state.Len() {
+		if g.state.At(e).Q() == entryFree {
+			return e
+		}
+	}
+	panic(fmt.Sprintf("ptw: %s accepted a request with no free queue entry", g.Path()))
+}
+
+// pwcLookup reports whether the page-walk cache holds vpn's leaf-table
+// pointer, and records it (replacing the least recently used pointer) so
+// later walks in the same 2 MB region skip the upper levels.
+func (g *GMMU) pwcLookup(vpn uint64) bool {
+	if g.pwcTag == nil {
+		return false
+	}
+	want := 1<<pte.VPNBits | vpn>>pwcShift
+	tick := g.pwcTick.Q()
+	g.pwcTick.Set(tick + 1)
+	victim := 0
+	for i := range g.pwcTag.Len() {
+		t := g.pwcTag.At(i).Q()
+		if t == want {
+			g.pwcUsed.At(i).Set(tick)
+			g.pwcHits.Set(g.pwcHits.Q() + 1)
+			return true
+		}
+		if g.pwcUsed.At(i).Q() < g.pwcUsed.At(victim).Q() {
+			victim = i
+		}
+	}
+	g.pwcTag.At(victim).Set(want)
+	g.pwcUsed.At(victim).Set(tick)
+	return false
+}
+
+// sleep lets an idle GMMU skip to the next walk that reaches its leaf read.
+func (g *GMMU) sleep(now uint64) {
+	wake := rtl.Never
+	for w := range g.busy.Len() {
+		if g.busy.At(w).Q() == 1 {
+			if t := g.doneAt.At(w).Q(); t > now {
+				wake = min(wake, t)
+			}
+		}
+	}
+	g.SleepUntil(wake)
+}
+
+// Read returns the page table's entry for vpn between cycles, for
+// invariant checkers; a VPN outside the managed range reads as 0.
+func (g *GMMU) Read(vpn uint64) pte.PTE {
+	if i := g.index(vpn); i >= 0 {
+		return g.table.Peek(i)
+	}
+	return 0
+}
+
+// Load sets the page table's entry for vpn before the run (the initial
+// mapping the driver builds); during a run, PTEs change only through the
+// Update port.
+func (g *GMMU) Load(vpn uint64, e pte.PTE) error {
+	i := g.index(vpn)
+	if i < 0 {
+		return fmt.Errorf("ptw: Load of VPN %#x outside the managed range %#x..%#x", vpn, g.cfg.BaseVPN, g.cfg.BaseVPN+uint64(g.cfg.Pages)-1)
+	}
+	g.table.Load(i, e)
+	return nil
+}
+
+// Stats reads the activity counters between cycles.
+func (g *GMMU) Stats() Stats {
+	return Stats{Walks: g.walks.Q(), Merged: g.merged.Q(), PWCHits: g.pwcHits.Q(), Updates: g.updates.Q()}
+}
+
+// Err reports the first update the GMMU dropped for naming a VPN outside
+// the managed range.
+func (g *GMMU) Err() error {
+	if !g.errSeen.Q() {
+		return nil
+	}
+	return fmt.Errorf("ptw: %s update of VPN %#x dropped; VPN must be in %#x..%#x",
+		g.Path(), g.errVPN.Q(), g.cfg.BaseVPN, g.cfg.BaseVPN+uint64(g.cfg.Pages)-1)
+}
