@@ -6,10 +6,6 @@
 // migration policy.
 package gpu
 
-// VPNBits is the width of a 4 KB virtual page number: the workloads' 48-bit
-// virtual addresses (sim/workload lays allocations out from 2^32).
-const VPNBits = 36
-
 // PageShift is log2 of the 4 KB page (SPEC 2).
 const PageShift = 12
 
@@ -19,21 +15,6 @@ const WarpBits = 6
 
 // MaxWarps is the largest warps-per-SM the slot masks can hold.
 const MaxWarps = 1 << WarpBits
-
-// Translate is a translation request or response on an SM's translation
-// port: the page and the warp slot that waits for it. The response carries
-// the same fields back; the core needs nothing else, because after
-// translation every policy modelled here serves the data from GPU DRAM.
-type Translate struct {
-	Warp uint8
-	VPN  uint64
-}
-
-// TranslateWidth is Translate's packed width.
-const TranslateWidth = WarpBits + VPNBits
-
-// Pack places VPN above the warp slot.
-func (t Translate) Pack() uint64 { return t.VPN<<WarpBits | uint64(t.Warp) }
 
 // DataReq is a load's data request to GPU DRAM: all distinct lines of one
 // warp instruction, sent once every page of it is translated.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/blocks/tlb"
 	"github.com/uvmmu/uvmmu/rtl"
 	"github.com/uvmmu/uvmmu/sim/workload"
 )
@@ -43,31 +45,39 @@ type SMConfig struct {
 const maxPagesPerOp = workload.WarpSize
 
 // SM is one streaming multiprocessor at warp-instruction granularity
-// (SPEC 6.1):
+// (SPEC 6.1), with the request side of its L1 TLB:
 //
 //	launch ──► warp slots ──► issue (GTO/LRR) ──┬─ compute: busy k cycles
 //	                                            └─ memory: coalesce into lines,
-//	                                               one translation per page
-//	translate_req ◄── translation queue ◄───────┘
-//	translate_resp ──► last page of a load ──► data_req ──► GPU DRAM
+//	                                               one lookup per 4 KB page
+//	tlb_req ◄── translation queue ◄── replay ◄── GMMU (after a walk or migration)
+//	tlb_resp ──► hit:  page translated; the last page of a load sends data_req
+//	          ├► miss: walk_req ──► GMMU
+//	          └► refused (TLB frozen): parked until the freeze lifts
 //	data_resp ──► warp ready again           (stores: ready once translated)
 //
-// The warp slots' state is a set of 64-bit masks (free, eligible, computing,
-// waiting on memory) plus per-slot registers, so that the issue decision is
-// a priority encode rather than a scan. The warps' instruction streams are
-// the SM's instruction source: the workload generator stands for the
-// instruction memory and each warp's program counter.
+// A miss is resolved by the GMMU, which fills the L1 TLB and sends the
+// lookup back on replay; the replayed lookup then hits. The warp slots'
+// state is a set of 64-bit masks (free, eligible, computing, loading) plus
+// per-slot registers, so the issue decision is a priority encode. The
+// warps' instruction streams are the SM's instruction source: the workload
+// generator stands for the instruction memory and each warp's program
+// counter.
 type SM struct {
 	rtl.Base
 
 	// Ports.
-	Launch    *rtl.Decoupled[Launch]    // from the dispatcher
-	TransReq  *rtl.Decoupled[Translate] // to the L1 TLB
-	TransResp *rtl.Decoupled[Translate] // from the L1 TLB
-	DataReq   *rtl.Decoupled[DataReq]   // to GPU DRAM
-	DataResp  *rtl.Decoupled[DataReq]   // from GPU DRAM
-	Resident  *rtl.Wire[uint8]          // warps in the SM, for the dispatcher
+	Launch   *rtl.Decoupled[Launch]     // from the dispatcher
+	TLBReq   *rtl.Decoupled[tlb.Lookup] // to the L1 TLB; Requester = warp slot
+	TLBResp  tlb.ResponsePort           // from the L1 TLB
+	Frozen   *rtl.Wire[bool]            // the L1 TLB's freeze input, observed
+	WalkReq  *rtl.Decoupled[tlb.Lookup] // misses to the GMMU; Requester = ID<<WarpBits | warp
+	Replay   *rtl.Decoupled[tlb.Lookup] // resolved misses back from the GMMU
+	DataReq  *rtl.Decoupled[DataReq]    // to GPU DRAM
+	DataResp *rtl.Decoupled[DataReq]    // from GPU DRAM
+	Resident *rtl.Wire[uint8]           // warps in the SM, for the dispatcher
 
+	id         uint16
 	cfg        SMConfig
 	kernels    []*workload.Kernel
 	blockWarps int // warps of the largest thread block among the kernels
@@ -85,20 +95,29 @@ type SM struct {
 	last      *rtl.Reg[uint8]  // last issued slot
 	launched  *rtl.Reg[uint64] // warps launched so far: the next warp's age
 
-	// Translation queue between issue and the L1 TLB.
-	tq     *rtl.Vec[uint64] // Translate.Pack() entries
-	tqHead *rtl.Reg[uint32]
-	tqTail *rtl.Reg[uint32]
-	tqFill *rtl.Reg[uint32]
-
-	// Load data request register (Moore output to GPU DRAM).
-	dreqValid *rtl.Reg[bool]
+	// Translation queue between issue and the L1 TLB: lookups waiting to
+	// be sent. inflight counts lookups sent and not yet hit (waiting for a
+	// response, a walk, a migration, or parked by a freeze); issue keeps
+	// fill + inflight + 32 within the queue, so replays always fit.
+	tq       *rtl.Vec[uint64] // tlb.Lookup.Pack() entries
+	tqHead   *rtl.Reg[uint32]
+	tqTail   *rtl.Reg[uint32]
+	tqFill   *rtl.Reg[uint32]
+	inflight *rtl.Reg[uint32]
+	// Lookups refused while the TLB was frozen, replayed once it thaws.
+	parked    *rtl.Vec[uint64]
+	parkHead  *rtl.Reg[uint32]
+	parkFill  *rtl.Reg[uint32]
+	missValid *rtl.Reg[bool] // walk request register (Moore output)
+	miss      *rtl.Reg[uint64]
+	dreqValid *rtl.Reg[bool] // load data request register (Moore output)
 	dreq      *rtl.Reg[uint64]
 
 	// Activity counters.
-	issued      *rtl.Reg[uint64] // warp instructions issued
-	memIssued   *rtl.Reg[uint64] // memory instructions issued
-	translation *rtl.Reg[uint64] // page translations requested
+	issued    *rtl.Reg[uint64] // warp instructions issued
+	memIssued *rtl.Reg[uint64] // memory instructions issued
+	lookups   *rtl.Reg[uint64] // page lookups sent to the L1 TLB, replays included
+	misses    *rtl.Reg[uint64] // misses sent to the GMMU
 
 	streams []workload.WarpStream // per slot: the warp's instruction source
 	op      workload.Op           // the instruction being issued (combinational)
@@ -106,15 +125,27 @@ type SM struct {
 	lineIDs [2 * workload.WarpSize]uint64
 }
 
-// NewSM builds an SM and its ports under path.
-func NewSM(s *rtl.Sim, path string, cfg SMConfig, kernels []*workload.Kernel) (*SM, error) {
+// TLBPorts are the L1 TLB ports an SM connects to.
+type TLBPorts struct {
+	Req    *rtl.Decoupled[tlb.Lookup]
+	Resp   tlb.ResponsePort
+	Frozen *rtl.Wire[bool]
+}
+
+// PortsOf returns a TLB's SM-facing ports.
+func PortsOf(t *tlb.TLB) TLBPorts { return TLBPorts{Req: t.Req, Resp: t.Resp, Frozen: t.Frozen} }
+
+// NewSM builds SM number id under path, on the given L1 TLB ports.
+func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Kernel, l1 TLBPorts) (*SM, error) {
 	switch {
 	case cfg.Warps < 1 || cfg.Warps > MaxWarps:
 		return nil, fmt.Errorf("gpu: SM warps %d outside 1..%d", cfg.Warps, MaxWarps)
 	case cfg.LineBytes < 1 || cfg.LineBytes&(cfg.LineBytes-1) != 0 || cfg.LineBytes > 1<<PageShift:
 		return nil, fmt.Errorf("gpu: line bytes %d must be a power of two up to 4096", cfg.LineBytes)
-	case cfg.TranslateQueue < maxPagesPerOp || cfg.TranslateQueue > 1<<16:
-		return nil, fmt.Errorf("gpu: translation queue %d outside %d..%d", cfg.TranslateQueue, maxPagesPerOp, 1<<16)
+	case cfg.TranslateQueue < 2*maxPagesPerOp || cfg.TranslateQueue > 1<<16:
+		return nil, fmt.Errorf("gpu: translation queue %d outside %d..%d", cfg.TranslateQueue, 2*maxPagesPerOp, 1<<16)
+	case id < 0 || id >= 1<<(pte.RequesterBits-WarpBits):
+		return nil, fmt.Errorf("gpu: SM id %d outside 0..%d", id, 1<<(pte.RequesterBits-WarpBits)-1)
 	case len(kernels) > 1<<16:
 		return nil, fmt.Errorf("gpu: %d kernels exceed the launch port's 16-bit kernel index", len(kernels))
 	}
@@ -127,11 +158,15 @@ func NewSM(s *rtl.Sim, path string, cfg SMConfig, kernels []*workload.Kernel) (*
 	}
 	m := &SM{
 		Launch:     rtl.NewDecoupledOf[Launch](s, path+".launch", LaunchWidth),
-		TransReq:   rtl.NewDecoupledOf[Translate](s, path+".translate_req", TranslateWidth),
-		TransResp:  rtl.NewDecoupledOf[Translate](s, path+".translate_resp", TranslateWidth),
+		TLBReq:     l1.Req,
+		TLBResp:    l1.Resp,
+		Frozen:     l1.Frozen,
+		WalkReq:    rtl.NewDecoupledOf[tlb.Lookup](s, path+".walk_req", tlb.LookupBits),
+		Replay:     rtl.NewDecoupledOf[tlb.Lookup](s, path+".replay", tlb.LookupBits),
 		DataReq:    rtl.NewDecoupledOf[DataReq](s, path+".data_req", DataReqWidth),
 		DataResp:   rtl.NewDecoupledOf[DataReq](s, path+".data_resp", DataReqWidth),
 		Resident:   rtl.NewWire[uint8](s, path+".resident", WarpBits+1),
+		id:         uint16(id),
 		cfg:        cfg,
 		kernels:    kernels,
 		blockWarps: blockWarps,
@@ -154,70 +189,127 @@ func NewSM(s *rtl.Sim, path string, cfg SMConfig, kernels []*workload.Kernel) (*
 	m.lines = rtl.NewVec[uint8](b, "lines", cfg.Warps, 7, 0)
 	m.last = rtl.NewReg[uint8](b, "last", WarpBits, 0)
 	m.launched = rtl.NewReg[uint64](b, "launched", 64, 0)
-	m.tq = rtl.NewVec[uint64](b, "tq", cfg.TranslateQueue, TranslateWidth, 0)
+	m.tq = rtl.NewVec[uint64](b, "tq", cfg.TranslateQueue, tlb.LookupBits, 0)
 	m.tqHead = rtl.NewReg[uint32](b, "tq_head", 17, 0)
 	m.tqTail = rtl.NewReg[uint32](b, "tq_tail", 17, 0)
 	m.tqFill = rtl.NewReg[uint32](b, "tq_fill", 17, 0)
+	m.inflight = rtl.NewReg[uint32](b, "inflight", 17, 0)
+	m.parked = rtl.NewVec[uint64](b, "parked", cfg.TranslateQueue, tlb.LookupBits, 0)
+	m.parkHead = rtl.NewReg[uint32](b, "park_head", 17, 0)
+	m.parkFill = rtl.NewReg[uint32](b, "park_fill", 17, 0)
+	m.missValid = rtl.NewFlag(b, "miss_valid", false)
+	m.miss = rtl.NewReg[uint64](b, "miss", tlb.LookupBits, 0)
 	m.dreqValid = rtl.NewFlag(b, "dreq_valid", false)
 	m.dreq = rtl.NewReg[uint64](b, "dreq", DataReqWidth, 0)
 	m.issued = rtl.NewReg[uint64](b, "issued", 64, 0)
 	m.memIssued = rtl.NewReg[uint64](b, "mem_issued", 64, 0)
-	m.translation = rtl.NewReg[uint64](b, "translations", 64, 0)
+	m.lookups = rtl.NewReg[uint64](b, "lookups", 64, 0)
+	m.misses = rtl.NewReg[uint64](b, "misses", 64, 0)
 	m.Launch.Consumer(b)
-	m.TransReq.Producer(b)
-	m.TransResp.Consumer(b)
+	m.TLBReq.Producer(b)
+	m.TLBResp.Consumer(b)
+	b.Listen(m.Frozen)
+	m.WalkReq.Producer(b)
+	m.Replay.Consumer(b)
 	m.DataReq.Producer(b)
 	m.DataResp.Consumer(b)
 	return m, nil
 }
 
-// Drive presents the translation queue's head, the load data request and
-// the occupancy.
+func unpackLookup(e uint64) tlb.Lookup {
+	return tlb.Lookup{VPN: e & (1<<pte.VPNBits - 1), Requester: uint16(e >> pte.VPNBits)}
+}
+
+// Drive presents the translation queue's head, the walk and data requests
+// and the occupancy.
 func (m *SM) Drive() {
 	fill := m.tqFill.Q()
-	m.TransReq.Valid.Set(fill > 0)
+	m.TLBReq.Valid.Set(fill > 0)
 	if fill > 0 {
-		e := m.tq.At(int(m.tqHead.Q())).Q()
-		m.TransReq.Bits.Set(Translate{Warp: uint8(e & (MaxWarps - 1)), VPN: e >> WarpBits})
+		m.TLBReq.Bits.Set(unpackLookup(m.tq.At(int(m.tqHead.Q())).Q()))
 	}
+	m.WalkReq.Valid.Set(m.missValid.Q())
+	m.WalkReq.Bits.Set(unpackLookup(m.miss.Q()))
 	m.DataReq.Valid.Set(m.dreqValid.Q())
 	d := m.dreq.Q()
 	m.DataReq.Bits.Set(DataReq{Warp: uint8(d & (MaxWarps - 1)), Lines: uint8(d >> WarpBits)})
-	m.TransResp.Ready.Set(true)
+	m.TLBResp.Ready.Set(!m.missValid.Q())
+	m.Replay.Ready.Set(true)
 	m.DataResp.Ready.Set(true)
 	// A launch needs room for the largest thread block of any kernel.
 	m.Launch.Ready.Set(bits.OnesCount64(m.free.Q()) >= m.blockWarps)
 	m.Resident.Set(uint8(m.cfg.Warps - bits.OnesCount64(m.free.Q())))
 }
 
-// Eval retires responses, accepts a launch, sends a translation and issues
-// at most one warp instruction.
+// Eval retires responses, accepts a launch, sends a lookup and issues at
+// most one warp instruction.
 func (m *SM) Eval() {
 	now := m.Now()
 	free, eligible, computing, loading := m.free.Q(), m.eligible.Q(), m.computing.Q(), m.loading.Q()
 	nextReady := m.nextReady.Q()
+	fill, inflight := m.tqFill.Q(), m.inflight.Q()
+	head, tail := m.tqHead.Q(), m.tqTail.Q()
+	parkHead, parkFill := m.parkHead.Q(), m.parkFill.Q()
+	push := func(e uint64) {
+		m.tq.At(int(tail)).Set(e)
+		tail = m.wrap(tail + 1)
+		fill++
+	}
 
-	// A translated page: the warp's last page releases a store, or sends
-	// the load's data request.
 	// Warps released by a response or a launch become eligible from the
 	// next cycle; only a finished compute instruction issues in the cycle
 	// it ends (its readyAt is that cycle).
 	released := uint64(0)
 	dreqValid := m.dreqValid.Q() && !m.DataReq.Fire()
-	if m.TransResp.Fire() {
-		w := m.TransResp.Bits.Get().Warp
-		left := m.pending.At(int(w)).Q() - 1
-		m.pending.At(int(w)).Set(left)
-		if left == 0 {
-			if loading&(1<<w) != 0 {
-				dreqValid = true
-				m.dreq.Set(DataReq{Warp: w, Lines: m.lines.At(int(w)).Q()}.Pack())
-			} else {
-				released |= 1 << w
+	missValid := m.missValid.Q() && !m.WalkReq.Fire()
+
+	if m.TLBReq.Fire() {
+		head = m.wrap(head + 1)
+		fill--
+		inflight++
+		m.lookups.Set(m.lookups.Q() + 1)
+	}
+	if m.TLBResp.Fire() {
+		r := m.TLBResp.Bits.Get()
+		l := tlb.Lookup{VPN: r.VPN, Requester: r.Requester}
+		switch r.Status {
+		case tlb.Hit:
+			inflight--
+			w := uint8(r.Requester)
+			left := m.pending.At(int(w)).Q() - 1
+			m.pending.At(int(w)).Set(left)
+			if left == 0 {
+				if loading&(1<<w) != 0 {
+					dreqValid = true
+					m.dreq.Set(DataReq{Warp: w, Lines: m.lines.At(int(w)).Q()}.Pack())
+				} else {
+					released |= 1 << w
+				}
 			}
+		case tlb.Miss:
+			missValid = true
+			l.Requester |= m.id << WarpBits
+			m.miss.Set(l.Pack())
+			m.misses.Set(m.misses.Q() + 1)
+		case tlb.Refused:
+			m.parked.At(int(m.wrap(parkHead + parkFill))).Set(l.Pack())
+			parkFill++
 		}
 	}
+	if m.Replay.Fire() {
+		l := m.Replay.Bits.Get()
+		l.Requester &= MaxWarps - 1
+		push(l.Pack())
+		inflight--
+	}
+	if m.parkFill.Q() > 0 && !m.Frozen.Get() {
+		push(m.parked.At(int(parkHead)).Q())
+		parkHead = m.wrap(parkHead + 1)
+		parkFill--
+		inflight--
+	}
 	update(m.dreqValid, dreqValid)
+	update(m.missValid, missValid)
 	if m.DataResp.Fire() {
 		w := m.DataResp.Bits.Get().Warp
 		released |= 1 << w
@@ -239,21 +331,13 @@ func (m *SM) Eval() {
 		}
 	}
 
-	// The translation queue's head leaves towards the L1 TLB.
-	fill := m.tqFill.Q()
-	head, tail := m.tqHead.Q(), m.tqTail.Q()
-	if m.TransReq.Fire() {
-		head = m.wrap(head + 1)
-		fill--
-	}
-
 	if m.Launch.Fire() {
 		free, released = m.launch(m.Launch.Bits.Get(), free, released)
 	}
 
 	// Issue. A memory instruction needs room for its worst case in the
 	// translation queue; without it the issue stage stalls.
-	if eligible != 0 && int(fill)+maxPagesPerOp <= m.cfg.TranslateQueue {
+	if eligible != 0 && int(fill+inflight)+maxPagesPerOp <= m.cfg.TranslateQueue {
 		w := m.pick(eligible)
 		m.last.Set(uint8(w))
 		bit := uint64(1) << w
@@ -274,11 +358,8 @@ func (m *SM) Eval() {
 			m.memIssued.Set(m.memIssued.Q() + 1)
 			pages, lines := m.coalesce(op)
 			for _, p := range m.pages[:pages] {
-				m.tq.At(int(tail)).Set(Translate{Warp: uint8(w), VPN: p}.Pack())
-				tail = m.wrap(tail + 1)
+				push(tlb.Lookup{VPN: p, Requester: uint16(w)}.Pack())
 			}
-			fill += uint32(pages)
-			m.translation.Set(m.translation.Q() + uint64(pages))
 			m.pending.At(w).Set(uint8(pages))
 			m.lines.At(w).Set(uint8(lines))
 			if op.Kind == workload.OpStore {
@@ -293,15 +374,22 @@ func (m *SM) Eval() {
 	update(m.tqHead, head)
 	update(m.tqTail, tail)
 	update(m.tqFill, fill)
+	update(m.inflight, inflight)
+	update(m.parkHead, parkHead)
+	update(m.parkFill, parkFill)
 	update(m.free, free)
 	update(m.eligible, eligible)
 	update(m.computing, computing)
 	update(m.loading, loading)
 	update(m.nextReady, nextReady)
 
-	if eligible == 0 && fill == 0 && !dreqValid && !m.Launch.Valid.Get() {
-		// Every warp waits: on memory (an input wakes the SM) or on a
-		// compute instruction (wake at the earliest finish).
+	// Sleep while every warp waits, on memory or translation (an input
+	// wakes the SM) or on a compute instruction (wake at the earliest
+	// finish). A response held back by a full walk register would not
+	// change its wires when the SM becomes ready again, so the SM stays
+	// awake while one is offered.
+	if eligible == 0 && fill == 0 && !dreqValid && !missValid && (parkFill == 0 || m.Frozen.Get()) &&
+		!m.Launch.Valid.Get() && !m.TLBResp.Valid.Get() {
 		m.SleepUntil(nextReady)
 	}
 }
@@ -390,12 +478,13 @@ func (m *SM) wrap(i uint32) uint32 {
 
 // Stats is what the SM's activity counters hold.
 type Stats struct {
-	Issued       uint64 // warp instructions
-	MemIssued    uint64 // memory warp instructions
-	Translations uint64 // page translations sent to the L1 TLB
+	Issued    uint64 // warp instructions
+	MemIssued uint64 // memory warp instructions
+	Lookups   uint64 // L1 TLB lookups, replays included
+	Misses    uint64 // L1 TLB misses sent to the GMMU
 }
 
 // Stats reads the activity counters (between cycles).
 func (m *SM) Stats() Stats {
-	return Stats{Issued: m.issued.Q(), MemIssued: m.memIssued.Q(), Translations: m.translation.Q()}
+	return Stats{Issued: m.issued.Q(), MemIssued: m.memIssued.Q(), Lookups: m.lookups.Q(), Misses: m.misses.Q()}
 }

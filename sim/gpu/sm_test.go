@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/blocks/tlb"
 	"github.com/uvmmu/uvmmu/rtl"
 	"github.com/uvmmu/uvmmu/sim/workload"
 )
@@ -34,25 +36,102 @@ func access(kind workload.OpKind, addrs ...uint64) workload.Op {
 	return op
 }
 
-// bench is one SM, the dispatcher, GPU DRAM and a fixed-latency translator
-// standing in for the L1 TLB.
+// walker stands in for the GMMU: every miss is resolved after a fixed
+// latency with a local PTE (frame = VPN), which it installs in the SM's L1
+// TLB and sends back on the SM's replay port in the same cycle.
+type walker struct {
+	rtl.Base
+	sm      *SM
+	fill    tlb.FillPort
+	latency uint64
+
+	queue []*rtl.Reg[uint64] // {due<<LookupBits | lookup}, FIFO
+	fillN *rtl.Reg[uint32]
+}
+
+func newWalker(s *rtl.Sim, sm *SM, t *tlb.TLB, latency uint64) *walker {
+	w := &walker{sm: sm, fill: t.Fill, latency: latency}
+	s.Add(w, sm.Path()+".walker")
+	for i := 0; i < 64; i++ {
+		w.queue = append(w.queue, rtl.NewReg[uint64](&w.Base, "q"+string(rune('a'+i/26))+string(rune('a'+i%26)), 64, 0))
+	}
+	w.fillN = rtl.NewReg[uint32](&w.Base, "n", 8, 0)
+	sm.WalkReq.Consumer(&w.Base)
+	sm.Replay.Producer(&w.Base)
+	w.fill.Producer(&w.Base)
+	return w
+}
+
+func (w *walker) head() (tlb.Lookup, bool) {
+	if w.fillN.Q() == 0 {
+		return tlb.Lookup{}, false
+	}
+	e := w.queue[0].Q()
+	due := e >> tlb.LookupBits
+	return unpackLookup(e & (1<<tlb.LookupBits - 1)), due <= w.Now()
+}
+
+func (w *walker) Drive() {
+	l, ok := w.head()
+	w.sm.WalkReq.Ready.Set(w.fillN.Q() < 64)
+	w.sm.Replay.Valid.Set(ok)
+	w.sm.Replay.Bits.Set(l)
+	w.fill.Valid.Set(ok)
+	w.fill.Bits.Set(l.VPN)
+	w.fill.PTE.Set(pte.Local(l.VPN))
+}
+
+func (w *walker) Eval() {
+	n := int(w.fillN.Q())
+	vals := make([]uint64, 0, 65)
+	for i := 0; i < n; i++ {
+		vals = append(vals, w.queue[i].Q())
+	}
+	if w.sm.Replay.Fire() {
+		vals = vals[1:]
+	}
+	if w.sm.WalkReq.Fire() {
+		vals = append(vals, (w.Now()+w.latency)<<tlb.LookupBits|w.sm.WalkReq.Bits.Get().Pack())
+	}
+	for i, v := range vals {
+		if w.queue[i].Q() != v {
+			w.queue[i].Set(v)
+		}
+	}
+	if len(vals) != n {
+		w.fillN.Set(uint32(len(vals)))
+	}
+	if n > 0 {
+		if due := w.queue[0].Q() >> tlb.LookupBits; due > w.Now() {
+			w.SleepUntil(due)
+		}
+	}
+}
+
+// bench is SMs with their L1 TLBs, the dispatcher, GPU DRAM and a
+// fixed-latency walker per SM standing in for the GMMU.
 type bench struct {
 	sim  *rtl.Sim
 	sms  []*SM
+	tlbs []*tlb.TLB
 	disp *Dispatcher
 	mem  *Memory
 }
 
-func newBench(t *testing.T, nSM, warps int, sched Scheduler, transLatency int, phases []workload.Phase, skip bool) *bench {
+func newBench(t *testing.T, nSM, warps int, sched Scheduler, walkLatency uint64, phases []workload.Phase, skip bool) *bench {
 	t.Helper()
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
 	kernels := Kernels(phases)
 	b := &bench{sim: s}
 	for i := 0; i < nSM; i++ {
-		m, err := NewSM(s, "sm"+string(rune('0'+i)), SMConfig{Warps: warps, Scheduler: sched, LineBytes: 128, TranslateQueue: 64}, kernels)
+		path := "sm" + string(rune('0'+i))
+		l1, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config())
 		require.NoError(t, err)
-		rtl.NewPipe(s, m.Path()+".tlb", 64, transLatency, m.TransReq, m.TransResp)
+		m, err := NewSM(s, path, i, SMConfig{Warps: warps, Scheduler: sched, LineBytes: 128, TranslateQueue: 2080}, kernels, PortsOf(l1))
+		require.NoError(t, err)
+		newWalker(s, m, l1, walkLatency)
 		b.sms = append(b.sms, m)
+		b.tlbs = append(b.tlbs, l1)
 	}
 	b.disp = NewDispatcher(s, "dispatcher", phases, b.sms)
 	// 484 GB/s at 1481 MHz: 326.8 B/cycle (UVMMU Table I).
@@ -76,24 +155,27 @@ func oneWarpKernel(ops ...workload.Op) []workload.Phase {
 		NewWarp: func(b, w int) workload.WarpStream { return &script{ops: ops} }}}}
 }
 
-// One warp: compute 10, a one-lane load, a one-lane store. With a
-// translation latency L = 5 and DRAM latency 100:
+// One warp: compute 10, a one-lane load, a one-lane store to another page,
+// with a 1-cycle L1 TLB, a walk latency L = 5 and DRAM latency 100:
 //
 //	cycle 0        dispatcher hands block 0 to the SM
 //	cycle 1        compute issues, busy until 11
 //	cycle 11       load issues; its page enters the translation queue
-//	cycle 12       translation request leaves; response in cycle 12+L = 17
-//	cycle 18       data request; one 128 B line at 200/65536 cycles per byte
-//	               ends within cycle 18, so data is due at 19 + 100 = 119
-//	cycle 120      store issues; translation leaves at 121, back at 126
-//	cycle 127      the warp finds no instruction and retires
-//	cycle 128      Resident = 0; the dispatcher ends the kernel
-//	cycle 129      Done
+//	cycle 12       lookup; the miss comes back in 13, walk request in 14
+//	cycle 19       walk done (14 + L): TLB fill and replay
+//	cycle 20       replayed lookup hits; response in 21
+//	cycle 22       data request: one 128 B line at 200/65536 cycles per
+//	               byte ends within cycle 22, data due at 23 + 100 = 123
+//	cycle 124      store issues; lookup 125, miss 126, walk 127..132,
+//	               replay 132, hit at 133 answered in 134
+//	cycle 135      the warp finds no instruction and retires
+//	cycle 136      Resident = 0; the dispatcher ends the kernel
+//	cycle 137      Done
 func TestSMOneWarpExactCycles(t *testing.T) {
 	for _, skip := range []bool{false, true} {
 		b := newBench(t, 1, 64, GTO, 5, oneWarpKernel(compute(10), access(workload.OpLoad, 1<<32), access(workload.OpStore, 1<<32+4096)), skip)
-		assert.Equal(t, uint64(129), b.run(t), "skip idle %v", skip)
-		assert.Equal(t, Stats{Issued: 3, MemIssued: 2, Translations: 2}, b.sms[0].Stats())
+		assert.Equal(t, uint64(137), b.run(t), "skip idle %v", skip)
+		assert.Equal(t, Stats{Issued: 3, MemIssued: 2, Lookups: 4, Misses: 2}, b.sms[0].Stats())
 		assert.Equal(t, uint64(128), b.mem.Bytes())
 	}
 }
@@ -103,7 +185,7 @@ func TestSMOneWarpExactCycles(t *testing.T) {
 // both lines.
 func TestCoalescing(t *testing.T) {
 	s := rtl.New(rtl.Options{Checked: true})
-	m, err := NewSM(s, "sm", SMConfig{Warps: 64, LineBytes: 128, TranslateQueue: 64}, nil)
+	m, err := NewSM(s, "sm", 0, SMConfig{Warps: 64, LineBytes: 128, TranslateQueue: 64}, nil, testPorts(s, "sm"))
 	require.NoError(t, err)
 	var addrs [32]uint64
 	for i := range addrs {
@@ -172,10 +254,18 @@ func TestRandomKernelsInvariants(t *testing.T) {
 
 func TestSMConfigErrors(t *testing.T) {
 	s := rtl.New(rtl.Options{})
-	_, err := NewSM(s, "a", SMConfig{Warps: 65, LineBytes: 128, TranslateQueue: 64}, nil)
+	_, err := NewSM(s, "a", 0, SMConfig{Warps: 65, LineBytes: 128, TranslateQueue: 64}, nil, testPorts(s, "a"))
 	assert.ErrorContains(t, err, "warps 65 outside 1..64")
-	_, err = NewSM(s, "b", SMConfig{Warps: 8, LineBytes: 128, TranslateQueue: 64}, []*workload.Kernel{{Name: "k", Blocks: 1, ThreadsPerBlock: 512}})
+	_, err = NewSM(s, "b", 0, SMConfig{Warps: 8, LineBytes: 128, TranslateQueue: 64}, []*workload.Kernel{{Name: "k", Blocks: 1, ThreadsPerBlock: 512}}, testPorts(s, "b"))
 	assert.ErrorContains(t, err, "gpu.warps_per_sm")
 	_, err = ParseScheduler("fifo")
 	assert.ErrorContains(t, err, "allowed: gto, lrr")
+}
+
+func testPorts(s *rtl.Sim, path string) TLBPorts {
+	t, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config())
+	if err != nil {
+		panic(err)
+	}
+	return PortsOf(t)
 }
