@@ -104,7 +104,12 @@ func (s *fdtdWarp) program() (list []fdtdAccess, mathOps int) {
 
 func (s *fdtdWarp) Next(op *Op) bool {
 	f := s.f
-	if s.i >= f.nx {
+	if s.i >= f.nx { // rows past NX only compute their index and exit
+		if s.pc == 0 {
+			s.pc = 1
+			op.compute(fdtdIndexOps)
+			return true
+		}
 		return false
 	}
 	list, mathOps := s.program()

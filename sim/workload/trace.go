@@ -402,9 +402,7 @@ func WriteTrace(w io.Writer, wl Workload, maxWarps int) error {
 
 // traceTokens checks that every name WriteTrace emits is a single token.
 func traceTokens(wl Workload) error {
-	bad := func(s string) bool {
-		return s == "" || strings.ContainsFunc(s, unicode.IsSpace) || strings.HasPrefix(s, "#")
-	}
+	bad := func(s string) bool { return s == "" || strings.ContainsFunc(s, unicode.IsSpace) }
 	if bad(wl.Name()) {
 		return fmt.Errorf("trace: workload name %q must be one token without white space", wl.Name())
 	}

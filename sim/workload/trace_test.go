@@ -144,7 +144,7 @@ func FuzzFromTrace(f *testing.F) {
 	f.Add(tinyTrace)
 	f.Add("uvmtrace 1\nworkload w regular\nalloc a 64 managed rw\nkernel k 1 1\nwarp 0 0\nld 1 0x100000000\n")
 	var buf bytes.Buffer
-	if err := WriteTrace(&buf, mustNew(f, "nw", Params{Scale: 0.001}), 2); err != nil {
+	if err := WriteTrace(&buf, mustNew(f, "ra", Params{Scale: 0.001}), 8); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.String())
