@@ -16,7 +16,7 @@ import (
 // Config sets the timing and the size of the memory.
 type Config struct {
 	// Latency is the number of cycles from an accepted read to its response
-	// (1..1<<20).
+	// (1..MaxLatency).
 	Latency int
 	// BytesPerCycle is the bandwidth budget; every request costs
 	// ipgt.EntryBytes. It must be at least 1/256 byte per cycle.
@@ -38,14 +38,18 @@ func DefaultConfig(words int) Config {
 	return Config{Latency: 100, BytesPerCycle: 484e9 / 1481e6, Words: words, AddrBits: ipgt.DefaultAddrBits}
 }
 
+// MaxLatency bounds Latency: the block keeps one register per read in
+// flight, and at most Latency reads are in flight.
+const MaxLatency = 1 << 16
+
 // creditScale is the token bucket's fixed-point unit: 1/256 byte.
 const creditScale = 256
 
 // Validate names the first field outside its range.
 func (c Config) Validate() error {
 	switch {
-	case c.Latency < 1 || c.Latency > 1<<20:
-		return fmt.Errorf("dram: Latency %d outside 1..%d", c.Latency, 1<<20)
+	case c.Latency < 1 || c.Latency > MaxLatency:
+		return fmt.Errorf("dram: Latency %d outside 1..%d", c.Latency, MaxLatency)
 	case !(c.BytesPerCycle >= 1.0/creditScale) || c.BytesPerCycle > 1<<20:
 		return fmt.Errorf("dram: BytesPerCycle %g outside 1/%d..%d", c.BytesPerCycle, creditScale, 1<<20)
 	case c.Words < 1 || c.Words > 1<<32:
@@ -75,7 +79,12 @@ type DRAM struct {
 
 	store       *rtl.SRAM[uint64]
 	tokens      *rtl.Reg[uint64]
-	outstanding *rtl.Reg[uint32] // reads accepted and not yet returned
+	// The landing cycles of the reads in flight, oldest first: a ring of
+	// Latency+1 entries, so that the block can sleep until the next one.
+	due      *rtl.Vec[uint64]
+	dueHead  *rtl.Reg[uint32]
+	dueTail  *rtl.Reg[uint32]
+	inFlight *rtl.Reg[uint32]
 	fault       *rtl.Reg[bool]
 	faultAddr   *rtl.Reg[uint64]
 }
@@ -91,7 +100,11 @@ func New(s *rtl.Sim, path string, cfg Config, p ipgt.MemPorts) (*DRAM, error) {
 	s.Add(d, path)
 	d.store = rtl.NewSRAM[uint64](&d.Base, "store", rtl.SRAMConfig{Depth: cfg.Words, Width: 64, Ports: 1, ReadLatency: cfg.Latency})
 	d.tokens = rtl.NewReg(&d.Base, "tokens", 64, d.bucket)
-	d.outstanding = rtl.NewReg[uint32](&d.Base, "outstanding", 21, 0)
+	ring := cfg.Latency + 1
+	d.due = rtl.NewVec[uint64](&d.Base, "due", ring, 64, 0)
+	d.dueHead = rtl.NewReg[uint32](&d.Base, "due_head", 17, 0)
+	d.dueTail = rtl.NewReg[uint32](&d.Base, "due_tail", 17, 0)
+	d.inFlight = rtl.NewReg[uint32](&d.Base, "in_flight", 17, 0)
 	d.fault = rtl.NewFlag(&d.Base, "fault", false)
 	d.faultAddr = rtl.NewReg[uint64](&d.Base, "fault_addr", 64, 0)
 	d.Listen(p.ReqValid, p.ReqWrite, p.ReqAddr, p.ReqWData)
@@ -111,30 +124,46 @@ func (d *DRAM) Drive() {
 
 // Eval refills the bucket and performs an accepted request.
 func (d *DRAM) Eval() {
-	tokens, outstanding := d.tokens.Q(), d.outstanding.Q()
+	now := d.Now()
+	tokens, inFlight := d.tokens.Q(), d.inFlight.Q()
 	if d.Port.ReqFire() {
 		tokens -= d.cost
 		if !d.access(d.Port.ReqWrite.Get(), d.Port.ReqAddr.Get(), d.Port.ReqWData.Get()) {
-			outstanding++
+			t := d.dueTail.Q()
+			d.due.At(int(t)).Set(now + uint64(d.cfg.Latency))
+			d.dueTail.Set(d.wrap(t + 1))
+			inFlight++
 		}
 	}
 	landing := d.store.RValid(0)
 	if landing {
-		outstanding--
+		d.dueHead.Set(d.wrap(d.dueHead.Q() + 1))
+		inFlight--
 	}
 	tokens = min(tokens+d.rate, d.bucket)
 	if tokens != d.tokens.Q() {
 		d.tokens.Set(tokens)
 	}
-	if outstanding != d.outstanding.Q() {
-		d.outstanding.Set(outstanding)
+	if inFlight != d.inFlight.Q() {
+		d.inFlight.Set(inFlight)
 	}
-	if landing || outstanding > 0 {
-		// Every landing read drives mem_resp_valid for exactly its cycle,
-		// so the block is evaluated in every cycle while reads are in
-		// flight and in the cycle after the last one lands.
-		d.SleepUntil(d.Now() + 1)
+	switch {
+	case landing || d.Port.ReqValid.Get() || tokens < d.bucket:
+		// Next cycle mem_resp_valid falls, a request is (or may still be)
+		// shown, or the bucket refills.
+		d.SleepUntil(now + 1)
+	case inFlight > 0:
+		d.SleepUntil(d.due.At(int(d.dueHead.Q())).Q())
+	default:
+		d.Sleep()
 	}
+}
+
+func (d *DRAM) wrap(i uint32) uint32 {
+	if int(i) == d.cfg.Latency+1 {
+		return 0
+	}
+	return i
 }
 
 // access performs a request and reports whether it was a write.
