@@ -77,16 +77,16 @@ type DRAM struct {
 	cost   uint64 // credits per request
 	bucket uint64 // bucket capacity in credits
 
-	store       *rtl.SRAM[uint64]
-	tokens      *rtl.Reg[uint64]
+	store  *rtl.SRAM[uint64]
+	tokens *rtl.Reg[uint64]
 	// The landing cycles of the reads in flight, oldest first: a ring of
 	// Latency+1 entries, so that the block can sleep until the next one.
-	due      *rtl.Vec[uint64]
-	dueHead  *rtl.Reg[uint32]
-	dueTail  *rtl.Reg[uint32]
-	inFlight *rtl.Reg[uint32]
-	fault       *rtl.Reg[bool]
-	faultAddr   *rtl.Reg[uint64]
+	due       *rtl.Vec[uint64]
+	dueHead   *rtl.Reg[uint32]
+	dueTail   *rtl.Reg[uint32]
+	inFlight  *rtl.Reg[uint32]
+	fault     *rtl.Reg[bool]
+	faultAddr *rtl.Reg[uint64]
 }
 
 // New adds a DRAM to s under path, serving port p.
