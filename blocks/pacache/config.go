@@ -88,3 +88,12 @@ func (c Config) Tag(vpn uint64) uint64 { return vpn >> uint(c.IndexBits()) }
 
 // VPN rebuilds a VPN from its tag and set.
 func (c Config) VPN(tag uint64, set int) uint64 { return tag<<uint(c.IndexBits()) | uint64(set) }
+
+// ResetAges is a set's packed LRU ages after reset: way w has age w.
+func (c Config) ResetAges() uint64 {
+	var a uint64
+	for w := range c.Ways {
+		a |= uint64(w) << uint(w*c.AgeBits())
+	}
+	return a
+}

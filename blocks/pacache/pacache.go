@@ -75,7 +75,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*PACache, error) {
 	s.Add(c, path)
 	c.state = rtl.NewReg[State](&c.Base, "state", StateBits, StateIdle)
 	c.entries = rtl.NewVecOf[Entry](&c.Base, "entry", cfg.Entries(), cfg.EntryBits(), Entry{})
-	c.ages = rtl.NewVec[uint64](&c.Base, "age", cfg.Sets, cfg.AgesBits(), resetAges(cfg))
+	c.ages = rtl.NewVec[uint64](&c.Base, "age", cfg.Sets, cfg.AgesBits(), cfg.ResetAges())
 	c.missVPN = rtl.NewReg[uint64](&c.Base, "miss_vpn", cfg.VPNBits, 0)
 	c.missWrite = rtl.NewFlag(&c.Base, "miss_write", false)
 	c.victimWay = rtl.NewReg[uint8](&c.Base, "victim_way", cfg.AgeBits(), 0)
@@ -87,15 +87,6 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*PACache, error) {
 	p.TblReq.Producer(&c.Base)
 	c.Listen(p.TblResp.Valid, p.TblResp.Bits)
 	return c, nil
-}
-
-// resetAges is the LRU state after reset: way w has age w.
-func resetAges(cfg Config) uint64 {
-	var a uint64
-	for w := range cfg.Ways {
-		a |= uint64(w) << uint(w*cfg.AgeBits())
-	}
-	return a
 }
 
 // Config is the block's configuration.
@@ -184,13 +175,12 @@ func (c *PACache) victim(set int) int {
 		}
 	}
 	ages := c.ages.At(set).Q()
-	lru := 0
 	for w := range c.cfg.Ways {
 		if c.age(ages, w) == uint64(c.cfg.Ways-1) {
-			lru = w
+			return w
 		}
 	}
-	return lru
+	return 0
 }
 
 // fill completes a miss with the PA-Table's answer: the record found there,

@@ -1,0 +1,221 @@
+package tb
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/uvmmu/uvmmu/blocks/pacache"
+	"github.com/uvmmu/uvmmu/rtl"
+	"github.com/uvmmu/uvmmu/tb/cosim"
+	"github.com/uvmmu/uvmmu/verilog/gen"
+)
+
+// PACache presents blocks/pacache through the ports of grit_pa_cache, with
+// its PA-Table port served by the behavioural pacache.Table in the same
+// simulator. The table's outputs are the module's tbl_req_ready and tbl_resp
+// inputs: the stimulus copies them into each vector row, so the Verilog
+// sees exactly the PA-Table the Go model saw.
+type PACache struct {
+	sim   *rtl.Sim
+	ports pacache.Ports
+	cfg   pacache.Config
+	table *pacache.Table
+}
+
+// Indexes of grit_pa_cache's inputs and outputs in the order of
+// PACache.Ports.
+const (
+	pacInRst = iota
+	pacInReqValid
+	pacInReqVPN
+	pacInReqWrite
+	pacInTblReqReady
+	pacInTblRespValid
+	pacInTblRespFound
+	pacInTblRespRW
+	pacInTblRespCount
+)
+
+const (
+	pacOutReqReady = iota
+	pacOutRespValid
+	pacOutRespTrigger
+	pacOutRespWrite
+	pacOutRespCount
+	pacOutTblReqValid
+	pacOutTblReqOp
+	pacOutTblReqVPN
+	pacOutTblReqRW
+	pacOutTblReqCount
+)
+
+// NewPACache builds the Go PA-Cache and PA-Table in a checked simulator.
+func NewPACache(cfg pacache.Config, tcfg pacache.TableConfig) (*PACache, error) {
+	s := rtl.New(rtl.Options{Checked: true})
+	p := pacache.NewPorts(s, "pac", cfg)
+	if _, err := pacache.New(s, "pac", cfg, p); err != nil {
+		return nil, err
+	}
+	tbl, err := pacache.NewTable(s, "pat", tcfg, p)
+	if err != nil {
+		return nil, err
+	}
+	s.Reset()
+	return &PACache{sim: s, ports: p, cfg: cfg, table: tbl}, nil
+}
+
+// Ports are grit_pa_cache's ports in declaration order (SPEC 8.3). Every
+// output is compared in every cycle, payloads included.
+func (d *PACache) Ports() []cosim.Port {
+	vpn := d.cfg.VPNBits
+	return []cosim.Port{
+		{Name: "rst", Width: 1, Dir: cosim.In},
+		{Name: "req_valid", Width: 1, Dir: cosim.In},
+		{Name: "req_ready", Width: 1, Dir: cosim.Out},
+		{Name: "req_vpn", Width: vpn, Dir: cosim.In},
+		{Name: "req_write", Width: 1, Dir: cosim.In},
+		{Name: "resp_valid", Width: 1, Dir: cosim.Out},
+		{Name: "resp_trigger", Width: 1, Dir: cosim.Out},
+		{Name: "resp_write", Width: 1, Dir: cosim.Out},
+		{Name: "resp_count", Width: pacache.RespCountBits, Dir: cosim.Out},
+		{Name: "tbl_req_valid", Width: 1, Dir: cosim.Out},
+		{Name: "tbl_req_ready", Width: 1, Dir: cosim.In},
+		{Name: "tbl_req_op", Width: pacache.TableOpBits, Dir: cosim.Out},
+		{Name: "tbl_req_vpn", Width: vpn, Dir: cosim.Out},
+		{Name: "tbl_req_rw", Width: 1, Dir: cosim.Out},
+		{Name: "tbl_req_count", Width: pacache.FaultCounterBits, Dir: cosim.Out},
+		{Name: "tbl_resp_valid", Width: 1, Dir: cosim.In},
+		{Name: "tbl_resp_found", Width: 1, Dir: cosim.In},
+		{Name: "tbl_resp_rw", Width: 1, Dir: cosim.In},
+		{Name: "tbl_resp_count", Width: pacache.FaultCounterBits, Dir: cosim.In},
+	}
+}
+
+// Outputs shows the cache's outputs.
+func (d *PACache) Outputs(out []uint64) {
+	p := d.ports
+	r, t := p.Resp.Bits.Get(), p.TblReq.Bits.Get()
+	out[pacOutReqReady] = b2u(p.Req.Ready.Get())
+	out[pacOutRespValid] = b2u(p.Resp.Valid.Get())
+	out[pacOutRespTrigger] = b2u(r.Trigger)
+	out[pacOutRespWrite] = b2u(r.Write)
+	out[pacOutRespCount] = uint64(r.Count)
+	out[pacOutTblReqValid] = b2u(p.TblReq.Valid.Get())
+	out[pacOutTblReqOp] = uint64(t.Op)
+	out[pacOutTblReqVPN] = t.VPN
+	out[pacOutTblReqRW] = b2u(t.RW)
+	out[pacOutTblReqCount] = uint64(t.Count)
+}
+
+// tableOutputs copies the PA-Table's outputs of this cycle into the
+// module's inputs.
+func (d *PACache) tableOutputs(in []uint64) {
+	p := d.ports
+	a := p.TblResp.Bits.Get()
+	in[pacInTblReqReady] = b2u(p.TblReq.Ready.Get())
+	in[pacInTblRespValid] = b2u(p.TblResp.Valid.Get())
+	in[pacInTblRespFound] = b2u(a.Found)
+	in[pacInTblRespRW] = b2u(a.RW)
+	in[pacInTblRespCount] = uint64(a.Count)
+}
+
+// Clock applies the request inputs and steps the clock; the PA-Table
+// inputs must be the table's own outputs.
+func (d *PACache) Clock(in []uint64) error {
+	if in[pacInRst] == 1 {
+		d.sim.Reset()
+		return nil
+	}
+	var want [pacInTblRespCount + 1]uint64
+	d.tableOutputs(want[:])
+	for i := pacInTblReqReady; i <= pacInTblRespCount; i++ {
+		if in[i] != want[i] {
+			return fmt.Errorf("input %d is %d but the PA-Table drives %d", i, in[i], want[i])
+		}
+	}
+	p := d.ports
+	p.Req.Valid.Set(in[pacInReqValid] == 1)
+	p.Req.Bits.Set(pacache.Request{VPN: in[pacInReqVPN], Write: in[pacInReqWrite] == 1})
+	return d.sim.Step()
+}
+
+// PACacheStimulus is a legal fault source for the PA-Cache. It holds
+// req_valid and its request until req_ready, as a ready/valid source must.
+// Faults fall on a pool of pages crowding four sets, so lines are evicted,
+// written back, found again in the PA-Table and pushed to the threshold;
+// one fault in sixteen is to a fresh random page. The offer rate changes
+// every 500 to 2,000 cycles between bursts and trickles. About once every
+// 40,000 cycles a reset clears the cache (the PA-Table, being memory,
+// keeps its records).
+func PACacheStimulus(d *PACache, seed uint64) cosim.Stimulus {
+	cfg := d.cfg
+	r := rand.New(rand.NewPCG(seed, 0x9ac))
+	pool := make([]uint64, 3*cfg.Ways*4)
+	for i := range pool {
+		set := uint64(r.IntN(min(4, cfg.Sets)))
+		pool[i] = cfg.VPN(r.Uint64()&cosim.Mask(cfg.TagBits()), int(set))
+	}
+	var (
+		valid, write bool
+		vpn          uint64
+		rate         int
+		phaseEnd     uint64
+	)
+	return func(cycle uint64, out, in []uint64) {
+		if cycle >= phaseEnd {
+			rate = []int{100, 90, 50, 10}[r.IntN(4)]
+			phaseEnd = cycle + 500 + uint64(r.IntN(1500))
+		}
+		if !valid && r.IntN(100) < rate {
+			valid, write = true, r.IntN(3) == 0
+			vpn = pool[r.IntN(len(pool))]
+			if r.IntN(16) == 0 {
+				vpn = r.Uint64() & cosim.Mask(cfg.VPNBits)
+			}
+		}
+		in[pacInReqValid] = b2u(valid)
+		in[pacInReqVPN] = vpn
+		in[pacInReqWrite] = b2u(write)
+		d.tableOutputs(in)
+		reset := r.IntN(40000) == 0
+		in[pacInRst] = b2u(reset)
+		if valid && (out[pacOutReqReady] == 1 || reset) {
+			valid = false
+		}
+	}
+}
+
+func TestCosimPACache(t *testing.T) {
+	for _, tc := range []struct {
+		paramSet
+		table pacache.TableConfig
+	}{
+		{paramSet{"default", nil, defaultCycles}, pacache.TableConfig{Latency: 3, StallSeed: 0xbeef}},
+		{paramSet{"sets32_ways2_vpn20_thr2", gen.Values{"SETS": 32, "WAYS": 2, "VPN_BITS": 20, "THRESHOLD": 2}, sweepCycles},
+			pacache.TableConfig{Latency: 1}},
+		{paramSet{"sets8_ways8_vpn52_thr5", gen.Values{"SETS": 8, "WAYS": 8, "VPN_BITS": 52, "THRESHOLD": 5}, sweepCycles},
+			pacache.TableConfig{Latency: 6, StallSeed: 0x1234}},
+		{paramSet{"sets2_ways3_vpn5_thr3", gen.Values{"SETS": 2, "WAYS": 3, "VPN_BITS": 5, "THRESHOLD": 3}, sweepCycles},
+			pacache.TableConfig{Latency: 2, StallSeed: 0x77}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := emit(t, "grit_pa_cache", tc.values)
+			e, err := gen.Lookup("grit_pa_cache")
+			require.NoError(t, err)
+			v, err := e.Resolve(tc.values)
+			require.NoError(t, err)
+			cfg := pacache.Config{Sets: int(v["SETS"]), Ways: int(v["WAYS"]), VPNBits: int(v["VPN_BITS"]), Threshold: int(v["THRESHOLD"])}
+			dut, err := NewPACache(cfg, tc.table)
+			require.NoError(t, err)
+			cosim.Run(t, cosim.Case{
+				Top: "grit_pa_cache", Sources: []cosim.Source{src}, DUT: dut,
+				Stim: PACacheStimulus(dut, 5), Cycles: cosim.Cycles(t, tc.cycles),
+			})
+			require.Positive(t, dut.table.WriteBacks, "the stimulus must evict dirty lines")
+			require.Positive(t, dut.table.Deletes, "the stimulus must reach the threshold")
+		})
+	}
+}
