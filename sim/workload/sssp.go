@@ -1,6 +1,9 @@
 package workload
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // sssp: the frontier-based single-source shortest path shipped with the
 // UVMSmart simulator (benchmarks/Managed/sssp): 2^20 vertices, each with 2
@@ -134,13 +137,13 @@ func (ss *sssp) run() int {
 	for nonEmpty(flags) && it < ssspMaxIterations {
 		for a := 0; a < ssspAsyncIters; a++ {
 			ss.finalized = append(ss.finalized, flags)
-			for v := 0; v < n; v++ {
-				if flags[v/64]>>(v%64)&1 == 0 {
-					continue
-				}
-				for l := 0; l < ssspNeighbours; l++ {
-					d := ss.neighbour(v, l)
-					upd[d] = min(upd[d], dist[v]+ss.weight(v*ssspNeighbours+l))
+			for wi, word := range flags {
+				for ; word != 0; word &= word - 1 {
+					v := wi*64 + bits.TrailingZeros64(word)
+					for l := 0; l < ssspNeighbours; l++ {
+						d := ss.neighbour(v, l)
+						upd[d] = min(upd[d], dist[v]+ss.weight(v*ssspNeighbours+l))
+					}
 				}
 			}
 			next := make([]uint64, words)

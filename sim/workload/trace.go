@@ -10,22 +10,7 @@ import (
 	"unicode"
 )
 
-// Trace format (docs/trace-format.md): line-oriented text; '#' starts a
-// comment line. After the header and the workload line come the
-// allocations, then the phases in program order: host accesses and kernels,
-// each kernel followed by its warps' instruction streams.
-//
-//	uvmtrace 1
-//	workload <name> regular|irregular
-//	alloc <name> <bytes> managed|device ro|rw
-//	host <alloc> read|write <start>-<end> ...
-//	kernel <name> <blocks> <threads-per-block>
-//	warp <block> <warp>
-//	c <cycles>
-//	ld|st|at <size> <addr> ...
-//
-// Allocations are laid out by Layout in declaration order; lane addresses
-// are absolute virtual addresses in hex and must fall inside an allocation.
+// The trace format is specified in docs/trace-format.md.
 
 const (
 	traceMagic      = "uvmtrace"
@@ -86,7 +71,8 @@ func (p *traceParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("trace line %d: %s", p.line, fmt.Sprintf(format, args...))
 }
 
-// FromTrace reads a workload in the trace format.
+// FromTrace reads a workload in the trace format (docs/trace-format.md).
+// Malformed input yields an error naming the line and what was expected.
 func FromTrace(r io.Reader) (Workload, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), traceMaxLine)
