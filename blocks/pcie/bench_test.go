@@ -11,7 +11,7 @@ import (
 type saturator struct {
 	rtl.Base
 	in  []*rtl.Decoupled[Packet]
-	out *rtl.Decoupled[Packet]
+	out []*rtl.Decoupled[Packet]
 }
 
 func (s *saturator) Drive() {
@@ -19,7 +19,9 @@ func (s *saturator) Drive() {
 		p.Valid.Set(true)
 		p.Bits.Set(Packet{Tag: 1, Bytes: page})
 	}
-	s.out.Ready.Set(true)
+	for _, p := range s.out {
+		p.Ready.Set(true)
+	}
 }
 
 func (s *saturator) Eval() { s.Sleep() }

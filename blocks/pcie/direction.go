@@ -9,7 +9,8 @@ import (
 // Direction is one direction of the link: K input ports, each with a
 // one-packet input register, a round-robin arbiter that grants one packet
 // at a time to the serializer, the serializer's byte budget, and a delay
-// line that presents each packet on Out once its last byte has arrived.
+// line that presents each packet on the output of its port, Out[Source],
+// once its last byte has arrived.
 //
 // Timing of a packet offered on In[i] in cycle c with the wire idle: it is
 // latched in cycle c, granted in cycle c+1, occupies the wire for
@@ -24,10 +25,12 @@ type Direction struct {
 	// In are the client ports. A packet with Bytes outside
 	// 1..MaxPacketBytes is accepted, dropped and recorded (see Err).
 	In []*rtl.Decoupled[Packet]
-	// Out delivers packets in the order their last bytes arrived, with
-	// Source set. Out.Ready low holds the delay line; a receiver that is
-	// always ready sees the exact link timing.
-	Out *rtl.Decoupled[Packet]
+	// Out[i] delivers the packets that entered on In[i], with Source set,
+	// all outputs together in the order the packets' last bytes arrived.
+	// The delay line is one buffer: an output held not ready holds every
+	// packet behind its head. Receivers that are always ready see the exact
+	// link timing.
+	Out []*rtl.Decoupled[Packet]
 
 	maxBytes  uint16
 	bandwidth uint64 // bucket units added per cycle
@@ -61,10 +64,10 @@ func newDirection(s *rtl.Sim, path string, cfg Config, delay uint64) *Direction 
 		// At most one packet enters the delay line per cycle, so delay+1
 		// entries never hold up an always-ready receiver.
 		depth: uint32(delay) + 1,
-		Out:   rtl.NewDecoupledOf[Packet](s, path+".out", PacketBits),
 	}
 	for i := range cfg.Ports {
 		d.In = append(d.In, rtl.NewDecoupledOf[Packet](s, fmt.Sprintf("%s.in%d", path, i), PacketBits))
+		d.Out = append(d.Out, rtl.NewDecoupledOf[Packet](s, fmt.Sprintf("%s.out%d", path, i), PacketBits))
 	}
 	s.Add(d, path)
 	for i := range cfg.Ports {
@@ -83,7 +86,9 @@ func newDirection(s *rtl.Sim, path string, cfg Config, delay uint64) *Direction 
 	d.count = rtl.NewReg[uint32](&d.Base, "count", ptr, 0)
 	d.errSeen = rtl.NewFlag(&d.Base, "err_seen", false)
 	d.errPacket = rtl.NewRegOf(&d.Base, "err_packet", PacketBits, Packet{})
-	d.Out.Producer(&d.Base)
+	for _, o := range d.Out {
+		o.Producer(&d.Base)
+	}
 	return d
 }
 
@@ -122,7 +127,8 @@ func (d *Direction) winner(now uint64) int {
 }
 
 // Drive offers each port room when its input register is empty or granted,
-// and presents the delay line's head once it has arrived.
+// and presents the delay line's head on its port's output once it has
+// arrived.
 func (d *Direction) Drive() {
 	now := d.Now()
 	w := d.winner(now)
@@ -130,9 +136,13 @@ func (d *Direction) Drive() {
 		in.Ready.Set(d.held[i].Q().Bytes == 0 || i == w)
 	}
 	arrived := d.count.Q() > 0 && d.due.At(int(d.head.Q())).Q() <= now
-	d.Out.Valid.Set(arrived)
-	if arrived {
-		d.Out.Bits.Set(d.line.At(int(d.head.Q())).Q())
+	p := d.line.At(int(d.head.Q())).Q()
+	for i, o := range d.Out {
+		mine := arrived && int(p.Source) == i
+		o.Valid.Set(mine)
+		if mine {
+			o.Bits.Set(p)
+		}
 	}
 }
 
@@ -142,7 +152,7 @@ func (d *Direction) Eval() {
 	now := d.Now()
 	w := d.winner(now)
 	finishing := d.finishing(now)
-	pop := d.Out.Fire()
+	pop := d.count.Q() > 0 && d.Out[d.line.At(int(d.head.Q())).Q().Source].Fire()
 	active := finishing || pop || w >= 0
 
 	if finishing {

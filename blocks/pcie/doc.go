@@ -5,11 +5,15 @@
 //
 // # Ports (per direction, Link.H2D and Link.D2H)
 //
-//	In[i]  ready/valid Packet{Tag, Bytes}, i in 0..Ports-1   client -> link
-//	Out    ready/valid Packet{Tag, Bytes, Source}            link -> receiver
+//	In[i]   ready/valid Packet{Tag, Bytes}, i in 0..Ports-1   client -> link
+//	Out[i]  ready/valid Packet{Tag, Bytes, Source = i}        link -> receiver
 //
-// Which client uses which port index is the system's choice; the receiver
-// of a direction routes each packet back by its Source.
+// Port i of a direction connects one sender to one receiver: a packet sent
+// on In[i] comes out of Out[i] (for example, port 0 of device-to-host
+// carries the migration engine's requests to the host's DMA responder, and
+// port 0 of host-to-device carries the answers back). Which client uses
+// which index is the system's choice. The outputs share the delay line, so
+// an output held not ready stalls the packets behind it on every port.
 //
 // # Timing
 //

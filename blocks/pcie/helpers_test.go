@@ -57,28 +57,45 @@ type arrival struct {
 	Packet Packet
 }
 
-// receiver takes every packet the moment it is valid and logs it.
+// receiver takes every packet on every output of a direction the moment it
+// is valid and logs it.
 type receiver struct {
 	rtl.Base
-	in  *rtl.Decoupled[Packet]
-	got []arrival
+	in        []*rtl.Decoupled[Packet]
+	got       []arrival
+	misrouted int // packets seen on an output other than their Source's
 }
 
-func newReceiver(s *rtl.Sim, path string, in *rtl.Decoupled[Packet]) *receiver {
+func newReceiver(s *rtl.Sim, path string, in []*rtl.Decoupled[Packet]) *receiver {
 	r := &receiver{in: in}
 	s.Add(r, path)
-	in.Consumer(&r.Base)
+	for _, p := range in {
+		p.Consumer(&r.Base)
+	}
 	return r
 }
 
-func (r *receiver) Drive() { r.in.Ready.Set(true) }
+func (r *receiver) Drive() {
+	for _, p := range r.in {
+		p.Ready.Set(true)
+	}
+}
 
 func (r *receiver) Eval() {
-	if r.in.Fire() {
-		r.got = append(r.got, arrival{Cycle: r.Now(), Packet: r.in.Bits.Get()})
-		return
+	fired := false
+	for i, p := range r.in {
+		if p.Fire() {
+			fired = true
+			got := p.Bits.Get()
+			if int(got.Source) != i {
+				r.misrouted++
+			}
+			r.got = append(r.got, arrival{Cycle: r.Now(), Packet: got})
+		}
 	}
-	r.Sleep()
+	if !fired {
+		r.Sleep()
+	}
 }
 
 // bench is a link with a client on every input port and a receiver on each

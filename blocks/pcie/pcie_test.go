@@ -208,6 +208,7 @@ func TestRandomTrafficInvariantsAndIdleSkipping(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, ok)
 			require.NoError(t, b.link.Err())
+			require.Zero(t, b.atDevice.misrouted+b.atHost.misrouted)
 			checkDeliveries(t, cfg, 741, h2d, b.h2d, b.atDevice.got)
 			checkDeliveries(t, cfg, 740, d2h, b.d2h, b.atHost.got)
 			logs[mode] = [2][]arrival{b.atDevice.got, b.atHost.got}
