@@ -62,8 +62,8 @@ type fdtdWarp struct {
 	pc    int
 }
 
-// access is one memory instruction of a kernel: array base, row pitch in
-// elements, row offset and column offset from (i, j).
+// fdtdAccess is one memory instruction of a kernel: the array, its row pitch in
+// elements beyond NY, and the row and column offsets from (i, j).
 type fdtdAccess struct {
 	kind       OpKind
 	array      int // 0 fict, 1 ex, 2 ey, 3 hz

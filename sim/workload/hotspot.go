@@ -1,5 +1,7 @@
 package workload
 
+import "math/bits"
+
 // hotspot: Rodinia HotSpot as shipped with the UVMSmart simulator
 // (benchmarks/Managed/hotspot, run as "hotspot 1024 2 8"): a 1024 x 1024
 // float grid, pyramid height 2, 8 simulated steps, so 8/2 = 4 launches of
@@ -55,8 +57,7 @@ func newHotspot(p Params, scale float64) (*builtin, error) {
 		in, out := h.temp[src], h.temp[dst]
 		w.kernel(&Kernel{Name: "calculate_temp", Blocks: h.blockCols * blockRows, ThreadsPerBlock: hotspotBlock * hotspotBlock,
 			NewWarp: func(b, wp int) WarpStream {
-				return &hotspotWarp{h: h, src: in, dst: out, iterations: iterations,
-					bx: b % h.blockCols, by: b / h.blockCols, warp: wp}
+				return newHotspotWarp(h, in, out, iterations, b%h.blockCols, b/h.blockCols, wp)
 			}})
 	}
 	return w, nil
@@ -67,7 +68,27 @@ type hotspotWarp struct {
 	src, dst     uint64
 	iterations   int
 	bx, by, warp int
-	pc           int
+	// Lane l addresses grid element origin + cols*(l/16) + l%16; the masks
+	// hold the lanes that load (inside the grid) and store (computed).
+	origin              int
+	loadMask, storeMask uint32
+	pc                  int
+}
+
+func newHotspotWarp(h *hotspot, src, dst uint64, iterations, bx, by, warp int) *hotspotWarp {
+	s := &hotspotWarp{h: h, src: src, dst: dst, iterations: iterations, bx: bx, by: by, warp: warp}
+	y, x, _, _ := s.cell(0)
+	s.origin = y*h.cols + x
+	for l := 0; l < WarpSize; l++ {
+		_, _, inGrid, computed := s.cell(l)
+		if inGrid {
+			s.loadMask |= 1 << l
+		}
+		if computed {
+			s.storeMask |= 1 << l
+		}
+	}
+	return s
 }
 
 // cell returns the grid coordinates of a lane and whether they are inside
@@ -121,10 +142,12 @@ func (s *hotspotWarp) Next(op *Op) bool {
 
 func (s *hotspotWarp) fill(op *Op, kind OpKind, base uint64, onlyComputed bool) {
 	op.mem(kind, 4)
-	for l := 0; l < WarpSize; l++ {
-		y, x, inGrid, computed := s.cell(l)
-		if (onlyComputed && computed) || (!onlyComputed && inGrid) {
-			op.lane(base + 4*uint64(y*s.h.cols+x))
-		}
+	mask := s.loadMask
+	if onlyComputed {
+		mask = s.storeMask
+	}
+	for ; mask != 0; mask &= mask - 1 {
+		l := bits.TrailingZeros32(mask)
+		op.lane(base + 4*uint64(s.origin+s.h.cols*(l/hotspotBlock)+l%hotspotBlock))
 	}
 }
