@@ -144,84 +144,83 @@ type backpropAdjust struct {
 	pc       int
 }
 
-// adjust step list: which array each instruction touches, in program order.
+// backpropArray names the arrays bpnn_adjust_weights_cuda touches.
+type backpropArray uint8
+
 const (
-	adjIndex = iota
-	adjDelta
-	adjLy
-	adjOld
-	adjW
-	adjMath
-	adjStoreW
-	adjDelta2
-	adjLy2
-	adjOld2
-	adjMath2
-	adjStoreOld
-	adjBiasDelta
-	adjBiasOld
-	adjBiasW
-	adjBiasMath
-	adjBiasStoreW
-	adjBiasDelta2
-	adjBiasOld2
-	adjBiasMath2
-	adjBiasStoreOld
-	adjEnd
+	bpDelta backpropArray = iota // delta = hidden_delta, at index_x = tx + 1
+	bpLy                         // ly = input_units, at index_y = 16*by + ty + 1
+	bpOldW                       // oldw = input_prev_weights, at index
+	bpW                          // w = input_weights2, at index
 )
+
+// backpropStep is one instruction of the adjust kernel; bias steps index
+// w and oldw at index_x and run only for block 0's first row (ty == 0).
+type backpropStep struct {
+	kind   OpKind
+	array  backpropArray
+	aluOps int
+	bias   bool
+}
+
+var backpropAdjustProgram = []backpropStep{
+	{kind: OpCompute, aluOps: backpropAdjustIndexOps},
+	{kind: OpLoad, array: bpDelta},
+	{kind: OpLoad, array: bpLy},
+	{kind: OpLoad, array: bpOldW},
+	{kind: OpLoad, array: bpW},
+	{kind: OpCompute, aluOps: backpropAdjustMathOps},
+	{kind: OpStore, array: bpW},
+	{kind: OpLoad, array: bpDelta},
+	{kind: OpLoad, array: bpLy},
+	{kind: OpLoad, array: bpOldW},
+	{kind: OpCompute, aluOps: backpropAdjustMathOps},
+	{kind: OpStore, array: bpOldW},
+	{kind: OpLoad, array: bpDelta, bias: true},
+	{kind: OpLoad, array: bpOldW, bias: true},
+	{kind: OpLoad, array: bpW, bias: true},
+	{kind: OpCompute, aluOps: backpropAdjustMathOps, bias: true},
+	{kind: OpStore, array: bpW, bias: true},
+	{kind: OpLoad, array: bpDelta, bias: true},
+	{kind: OpLoad, array: bpOldW, bias: true},
+	{kind: OpCompute, aluOps: backpropAdjustMathOps, bias: true},
+	{kind: OpStore, array: bpOldW, bias: true},
+}
 
 func (s *backpropAdjust) Next(op *Op) bool {
 	bp := s.bp
-	for s.pc < adjEnd {
-		pc := s.pc
-		s.pc++
-		bias := pc >= adjBiasDelta
-		if bias && !(s.by == 0 && s.warp == 0) {
-			return false
-		}
-		switch pc {
-		case adjIndex:
-			op.compute(backpropAdjustIndexOps)
-			return true
-		case adjMath, adjMath2, adjBiasMath, adjBiasMath2:
-			op.compute(backpropAdjustMathOps)
-			return true
-		}
-		kind, base := OpLoad, uint64(0)
-		switch pc {
-		case adjDelta, adjDelta2, adjBiasDelta, adjBiasDelta2:
-			base = bp.hiddenDelta
-		case adjLy, adjLy2:
-			base = bp.inputUnits
-		case adjOld, adjOld2, adjBiasOld, adjBiasOld2:
-			base = bp.inputPrevWeights
-		case adjStoreOld, adjBiasStoreOld:
-			kind, base = OpStore, bp.inputPrevWeights
-		case adjW, adjBiasW:
-			base = bp.inputWeights2
-		case adjStoreW, adjBiasStoreW:
-			kind, base = OpStore, bp.inputWeights2
-		}
-		op.mem(kind, 4)
-		for l := 0; l < WarpSize; l++ {
-			tx, ty := block2D(s.warp, l, backpropTile)
-			var idx uint64
-			switch {
-			case bias:
-				if ty != 0 {
-					continue
-				}
-				idx = uint64(tx + 1)
-			case base == bp.hiddenDelta:
-				idx = uint64(tx + 1)
-			case base == bp.inputUnits:
-				idx = uint64(backpropTile*s.by + ty + 1)
-			default:
-				idx = bp.weightIndex(s.by, tx, ty)
-			}
-			op.lane(base + 4*idx)
-		}
+	if s.pc >= len(backpropAdjustProgram) {
+		return false
+	}
+	st := backpropAdjustProgram[s.pc]
+	s.pc++
+	if st.bias && !(s.by == 0 && s.warp == 0) {
+		return false
+	}
+	if st.kind == OpCompute {
+		op.compute(st.aluOps)
 		return true
 	}
-	return false
+	op.mem(st.kind, 4)
+	for l := 0; l < WarpSize; l++ {
+		tx, ty := block2D(s.warp, l, backpropTile)
+		if st.bias && ty != 0 {
+			continue
+		}
+		switch {
+		case st.array == bpDelta:
+			op.lane(bp.hiddenDelta + 4*uint64(tx+1))
+		case st.array == bpLy:
+			op.lane(bp.inputUnits + 4*uint64(backpropTile*s.by+ty+1))
+		case st.bias && st.array == bpOldW:
+			op.lane(bp.inputPrevWeights + 4*uint64(tx+1))
+		case st.bias:
+			op.lane(bp.inputWeights2 + 4*uint64(tx+1))
+		case st.array == bpOldW:
+			op.lane(bp.inputPrevWeights + 4*bp.weightIndex(s.by, tx, ty))
+		default:
+			op.lane(bp.inputWeights2 + 4*bp.weightIndex(s.by, tx, ty))
+		}
+	}
+	return true
 }
