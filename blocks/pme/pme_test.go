@@ -83,6 +83,12 @@ type bench struct {
 // sends on device-to-host port 0 and the host answers on host-to-device
 // port 0; the link carries nothing else.
 func newBench(t *testing.T, cfg Config, skip bool, cmds []timedCommand) *bench {
+	return newShuffledBench(t, cfg, skip, cmds, nil)
+}
+
+// newShuffledBench is newBench with the blocks evaluated in an order
+// permuted by rng, when given.
+func newShuffledBench(t *testing.T, cfg Config, skip bool, cmds []timedCommand, rng *rand.Rand) *bench {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
 	l, err := pcie.New(s, "pcie", pcie.DefaultConfig())
 	require.NoError(t, err)
@@ -92,6 +98,9 @@ func newBench(t *testing.T, cfg Config, skip bool, cmds []timedCommand) *bench {
 	h, err := NewHostDMA(s, "host.dma", cfg, l.D2H.Out[0], l.H2D.In[0])
 	require.NoError(t, err)
 	b := &bench{sim: s, link: l, engine: e, host: h, tb: newIssuer(s, e, cmds)}
+	if rng != nil {
+		s.Shuffle(rng)
+	}
 	s.Reset()
 	return b
 }
@@ -260,7 +269,7 @@ func checkCommandEvents(t *testing.T, cmds []timedCommand, got []seen) {
 	}
 }
 
-func TestRandomCommandsAndIdleSkipping(t *testing.T) {
+func TestRandomCommandsIdleSkippingAndBlockOrder(t *testing.T) {
 	for seed := range uint64(3) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		var cmds []timedCommand
@@ -282,7 +291,11 @@ func TestRandomCommandsAndIdleSkipping(t *testing.T) {
 		cfg.Slots, cfg.ReadTags = 4, 8
 		var logs [2][]seen
 		for mode, skip := range []bool{false, true} {
-			b := newBench(t, cfg, skip, cmds)
+			var order *rand.Rand
+			if skip {
+				order = rand.New(rand.NewPCG(seed, 12))
+			}
+			b := newShuffledBench(t, cfg, skip, cmds, order)
 			b.runUntilEvents(t, events)
 			checkCommandEvents(t, cmds, b.tb.got)
 			logs[mode] = b.tb.got

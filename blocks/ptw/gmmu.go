@@ -38,12 +38,14 @@ type GMMU struct {
 	depth uint32
 
 	// Walk queue: a pool of requests, served oldest first.
-	state *rtl.Vec[uint8]
-	vpn   *rtl.Vec[uint64]
-	who   *rtl.Vec[uint16]
-	age   *rtl.Vec[uint64]
-	count *rtl.Reg[uint32]
-	seq   *rtl.Reg[uint64] // age of the next request
+	state   *rtl.Vec[uint8]
+	vpn     *rtl.Vec[uint64]
+	who     *rtl.Vec[uint16]
+	age     *rtl.Vec[uint64]
+	count   *rtl.Reg[uint32] // entries in use
+	waiting *rtl.Reg[uint32] // entries in state waiting
+	answers *rtl.Reg[uint32] // entries in state answer
+	seq     *rtl.Reg[uint64] // age of the next request
 
 	// Walkers.
 	busy   *rtl.Vec[uint8]
@@ -51,6 +53,7 @@ type GMMU struct {
 	wWho   *rtl.Vec[uint16]
 	wAge   *rtl.Vec[uint64]
 	doneAt *rtl.Vec[uint64] // cycle in which the walk reads its leaf PTE
+	active *rtl.Reg[uint32] // walkers busy
 
 	// Page-walk cache: leaf-table pointer tags with last-use stamps.
 	pwcTag  *rtl.Vec[uint64] // valid<<VPNBits | VPN>>pwcShift
@@ -94,12 +97,15 @@ func New(s *rtl.Sim, path string, cfg Config) (*GMMU, error) {
 	g.who = rtl.NewVec[uint16](b, "q_who", q, pte.RequesterBits, 0)
 	g.age = rtl.NewVec[uint64](b, "q_age", q, 64, 0)
 	g.count = rtl.NewReg[uint32](b, "q_count", 13, 0)
+	g.waiting = rtl.NewReg[uint32](b, "q_waiting", 13, 0)
+	g.answers = rtl.NewReg[uint32](b, "q_answers", 13, 0)
 	g.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
 	g.busy = rtl.NewVec[uint8](b, "w_busy", w, 1, 0)
 	g.wVPN = rtl.NewVec[uint64](b, "w_vpn", w, pte.VPNBits, 0)
 	g.wWho = rtl.NewVec[uint16](b, "w_who", w, pte.RequesterBits, 0)
 	g.wAge = rtl.NewVec[uint64](b, "w_age", w, 64, 0)
 	g.doneAt = rtl.NewVec[uint64](b, "w_done_at", w, 64, 0)
+	g.active = rtl.NewReg[uint32](b, "w_active", 11, 0)
 	if cfg.PWCEntries > 0 {
 		g.pwcTag = rtl.NewVec[uint64](b, "pwc_tag", cfg.PWCEntries, pte.VPNBits+1, 0)
 		g.pwcUsed = rtl.NewVec[uint64](b, "pwc_used", cfg.PWCEntries, 64, 0)
@@ -161,7 +167,7 @@ func (g *GMMU) Eval() {
 	if fire {
 		active = true
 	}
-	nextCount := g.count.Q()
+	nextCount, nextWaiting, nextAnswers, nextActive := g.count.Q(), g.waiting.Q(), g.answers.Q(), g.active.Q()
 
 	// Result stage.
 	doneWalker, answerEntry := -1, -1
@@ -174,11 +180,13 @@ func (g *GMMU) Eval() {
 			w = Walk{g.vpn.At(answerEntry).Q(), g.who.At(answerEntry).Q()}
 			g.state.At(answerEntry).Set(entryFree)
 			nextCount--
+			nextAnswers--
 		case doneWalker >= 0:
 			answerEntry = -1
 			w = Walk{g.wVPN.At(doneWalker).Q(), g.wWho.At(doneWalker).Q()}
 			g.busy.At(doneWalker).Set(0)
-			g.answerMerged(w.VPN)
+			nextActive--
+			nextAnswers += g.answerMerged(w.VPN)
 		}
 		if doneWalker >= 0 || answerEntry >= 0 {
 			active = true
@@ -195,17 +203,21 @@ func (g *GMMU) Eval() {
 	}
 
 	// Dispatch.
-	if e, w := g.oldestWaiting(), g.freeWalker(); e >= 0 && w >= 0 {
-		active = true
-		v := g.vpn.At(e).Q()
-		g.busy.At(w).Set(1)
-		g.wVPN.At(w).Set(v)
-		g.wWho.At(w).Set(g.who.At(e).Q())
-		g.wAge.At(w).Set(g.age.At(e).Q())
-		g.doneAt.At(w).Set(now + g.cfg.WalkCycles(g.pwcLookup(v)) - 1)
-		g.state.At(e).Set(entryFree)
-		g.walks.Set(g.walks.Q() + 1)
-		nextCount--
+	if w := g.freeWalker(); w >= 0 {
+		if e := g.oldestWaiting(); e >= 0 {
+			active = true
+			v := g.vpn.At(e).Q()
+			g.busy.At(w).Set(1)
+			g.wVPN.At(w).Set(v)
+			g.wWho.At(w).Set(g.who.At(e).Q())
+			g.wAge.At(w).Set(g.age.At(e).Q())
+			g.doneAt.At(w).Set(now + g.cfg.WalkCycles(g.pwcLookup(v)) - 1)
+			g.state.At(e).Set(entryFree)
+			g.walks.Set(g.walks.Q() + 1)
+			nextCount--
+			nextWaiting--
+			nextActive++
+		}
 	}
 
 	// Accept.
@@ -217,6 +229,8 @@ func (g *GMMU) Eval() {
 		if g.walkPending(r.VPN, doneWalker) {
 			st = entryMerged
 			g.merged.Set(g.merged.Q() + 1)
+		} else {
+			nextWaiting++
 		}
 		g.state.At(e).Set(st)
 		g.vpn.At(e).Set(r.VPN)
@@ -225,9 +239,10 @@ func (g *GMMU) Eval() {
 		g.seq.Set(g.seq.Q() + 1)
 		nextCount++
 	}
-	if nextCount != g.count.Q() {
-		g.count.Set(nextCount)
-	}
+	setIfChanged(g.count, nextCount)
+	setIfChanged(g.waiting, nextWaiting)
+	setIfChanged(g.answers, nextAnswers)
+	setIfChanged(g.active, nextActive)
 
 	if g.Update.Fire() {
 		active = true
@@ -246,16 +261,20 @@ func (g *GMMU) Eval() {
 	}
 }
 
+func setIfChanged(r *rtl.Reg[uint32], v uint32) {
+	if v != r.Q() {
+		r.Set(v)
+	}
+}
+
 // oldestFinished returns the oldest walker whose walk has reached its leaf
 // read and the oldest answered merged request, each -1 if none.
 func (g *GMMU) oldestFinished(now uint64) (walker, entry int) {
 	walker, entry = -1, -1
-	for w := range g.busy.Len() {
-		if g.busy.At(w).Q() == 1 && g.doneAt.At(w).Q() <= now &&
-			(walker < 0 || g.wAge.At(w).Q() < g.wAge.At(walker).Q()) {
-			walker = w
-		}
+	if g.answers.Q() == 0 {
+		return g.oldestDoneWalker(now), -1
 	}
+	walker = g.oldestDoneWalker(now)
 	for e := range g.state.Len() {
 		if g.state.At(e).Q() == entryAnswer && (entry < 0 || g.age.At(e).Q() < g.age.At(entry).Q()) {
 			entry = e
@@ -264,16 +283,38 @@ func (g *GMMU) oldestFinished(now uint64) (walker, entry int) {
 	return walker, entry
 }
 
+// oldestDoneWalker returns the oldest walker whose walk has reached its
+// leaf read, or -1.
+func (g *GMMU) oldestDoneWalker(now uint64) int {
+	walker := -1
+	if g.active.Q() == 0 {
+		return -1
+	}
+	for w := range g.busy.Len() {
+		if g.busy.At(w).Q() == 1 && g.doneAt.At(w).Q() <= now &&
+			(walker < 0 || g.wAge.At(w).Q() < g.wAge.At(walker).Q()) {
+			walker = w
+		}
+	}
+	return walker
+}
+
 // answerMerged marks every request merged into the walk of vpn as answered;
 // they read their PTE when they reach the result stage. At most one walk
 // per VPN is pending at a time, so every merged request of vpn belongs to
 // this walk.
-func (g *GMMU) answerMerged(vpn uint64) {
+func (g *GMMU) answerMerged(vpn uint64) uint32 {
+	var n uint32
+	if g.count.Q() == g.waiting.Q()+g.answers.Q() {
+		return 0 // no merged entries
+	}
 	for e := range g.state.Len() {
 		if g.state.At(e).Q() == entryMerged && g.vpn.At(e).Q() == vpn {
 			g.state.At(e).Set(entryAnswer)
+			n++
 		}
 	}
+	return n
 }
 
 // walkPending reports whether a walk of vpn is queued or under way and will
@@ -294,6 +335,9 @@ func (g *GMMU) walkPending(vpn uint64, finishing int) bool {
 
 func (g *GMMU) oldestWaiting() int {
 	best := -1
+	if g.waiting.Q() == 0 {
+		return -1
+	}
 	for e := range g.state.Len() {
 		if g.state.At(e).Q() == entryWaiting && (best < 0 || g.age.At(e).Q() < g.age.At(best).Q()) {
 			best = e
@@ -303,6 +347,9 @@ func (g *GMMU) oldestWaiting() int {
 }
 
 func (g *GMMU) freeWalker() int {
+	if int(g.active.Q()) == g.busy.Len() {
+		return -1
+	}
 	for w := range g.busy.Len() {
 		if g.busy.At(w).Q() == 0 {
 			return w

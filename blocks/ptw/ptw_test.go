@@ -158,12 +158,17 @@ type bench struct {
 	upd  *updater
 }
 
+// newBench builds a GMMU with test clients; with idle skipping on, the
+// blocks are also evaluated in a shuffled order.
 func newBench(t *testing.T, cfg Config, skip bool, reqs []request, ups []update, stall func(uint64) bool) *bench {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
 	g, err := New(s, "gmmu", cfg)
 	require.NoError(t, err)
 	b := &bench{sim: s, gmmu: g, req: newRequester(s, g.Req, reqs), sink: newSink(s, g.Resp, stall)}
 	b.upd = newUpdater(s, g.Update, ups)
+	if skip {
+		s.Shuffle(rand.New(rand.NewPCG(uint64(len(reqs)), 9)))
+	}
 	for v := range uint64(cfg.Pages) {
 		require.NoError(t, g.Load(cfg.BaseVPN+v, pte.Remote(0x1000+v)))
 	}

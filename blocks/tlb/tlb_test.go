@@ -21,7 +21,11 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, cfg Config) *harness {
-	s := rtl.New(rtl.Options{Checked: true, SkipIdle: true})
+	return newHarnessWith(t, cfg, true)
+}
+
+func newHarnessWith(t *testing.T, cfg Config, skip bool) *harness {
+	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
 	tl, err := New(s, "tlb", cfg)
 	require.NoError(t, err)
 	s.Reset()
@@ -320,9 +324,9 @@ func (r *refTLB) cycle(look *Lookup, frozen bool, fill *refEntry, shot *Invalida
 }
 
 func TestRandomAgainstReferenceLRU(t *testing.T) {
-	for _, cfg := range []Config{{Sets: 1, Ways: 8, HitLatency: 1}, {Sets: 4, Ways: 4, HitLatency: 3}, DefaultL1Config()} {
+	for i, cfg := range []Config{{Sets: 1, Ways: 8, HitLatency: 1}, {Sets: 4, Ways: 4, HitLatency: 3}, DefaultL1Config(), GRITL2Config()} {
 		rng := rand.New(rand.NewPCG(uint64(cfg.Entries()), 3))
-		h := newHarness(t, cfg)
+		h := newHarnessWith(t, cfg, i%2 == 0)
 		ref := &refTLB{cfg: cfg, sets: make([][]refEntry, cfg.Sets), clock: 1}
 		type due struct {
 			at   uint64
