@@ -117,10 +117,10 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*DA, error) {
 		return nil, err
 	}
 	child := func(name string) string { return path + "." + name }
-	qp := dcq.NewPorts(s, child("dcq"), cfg.dcq())
+	qp := dcq.NewPushPorts(s, child("dcq"), cfg.dcq())
 	qp.PopValid, qp.PopReady, qp.PopPFgN, qp.PopSwap = p.DstValid, p.DstReady, p.DstPFgN, p.DstSwap
 	fc := cfg.AFM().FrAB()
-	fp := frab.NewPorts(s, child("frab"), fc)
+	fp := frab.NewCmdPorts(s, child("frab"), fc)
 	fp.InitDone = p.InitDone
 	lp := lfsr.NewPorts(s, child("lfsr"), cfg.LFSRWidth)
 	d := &DA{Ports: p, cfg: cfg}

@@ -96,16 +96,25 @@ type Ports struct {
 
 // NewPorts makes the wires under path (path.push_valid, ...).
 func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
+	p := NewPushPorts(s, path, cfg)
+	n := func(name string) string { return path + "." + name }
+	p.PopValid = rtl.NewBit(s, n("pop_valid"))
+	p.PopReady = rtl.NewBit(s, n("pop_ready"))
+	p.PopPFgN = rtl.NewWire[uint64](s, n("pop_pfgn"), cfg.FGBits)
+	p.PopSwap = rtl.NewBit(s, n("pop_swap"))
+	return p
+}
+
+// NewPushPorts makes the push, count and refill wires under path and
+// leaves the pop wires for the caller, for a queue whose head is another
+// block's port (the DA's allocation port).
+func NewPushPorts(s *rtl.Sim, path string, cfg Config) Ports {
 	n := func(name string) string { return path + "." + name }
 	return Ports{
 		PushValid: rtl.NewBit(s, n("push_valid")),
 		PushReady: rtl.NewBit(s, n("push_ready")),
 		PushPFgN:  rtl.NewWire[uint64](s, n("push_pfgn"), cfg.FGBits),
 		PushSwap:  rtl.NewBit(s, n("push_swap")),
-		PopValid:  rtl.NewBit(s, n("pop_valid")),
-		PopReady:  rtl.NewBit(s, n("pop_ready")),
-		PopPFgN:   rtl.NewWire[uint64](s, n("pop_pfgn"), cfg.FGBits),
-		PopSwap:   rtl.NewBit(s, n("pop_swap")),
 		Count:     rtl.NewWire[uint32](s, n("count"), CountWidth(cfg.Depth)),
 		Refill:    rtl.NewBit(s, n("refill")),
 	}

@@ -108,6 +108,15 @@ type Ports struct {
 
 // NewPorts makes the wires under path.
 func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
+	p := NewCmdPorts(s, path, cfg)
+	p.InitDone = rtl.NewBit(s, path+".init_done")
+	return p
+}
+
+// NewCmdPorts makes the command and response wires under path and leaves
+// InitDone for the caller, for a bitmap whose init_done is another block's
+// port (the DA's).
+func NewCmdPorts(s *rtl.Sim, path string, cfg Config) Ports {
 	n := func(name string) string { return path + "." + name }
 	return Ports{
 		CmdValid:  rtl.NewBit(s, n("cmd_valid")),
@@ -117,7 +126,6 @@ func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
 		RspValid:  rtl.NewBit(s, n("rsp_valid")),
 		RspFound:  rtl.NewBit(s, n("rsp_found")),
 		RspRegion: rtl.NewWire[uint64](s, n("rsp_region"), cfg.RegionBits()),
-		InitDone:  rtl.NewBit(s, n("init_done")),
 	}
 }
 
