@@ -22,11 +22,13 @@ type Config struct {
 	Ports int
 }
 
-// Limits on the configuration, fixed by the port and register widths.
+// Limits on the configuration, fixed by the port and register widths. The
+// delay line holds one register entry per cycle of delay, which bounds the
+// round trip (2^17 cycles is 88 us at 1481 MHz).
 const (
 	MaxBandwidthMBps   = 1 << 20 // 1 TB/s
 	MaxClockMHz        = 1 << 16
-	MaxRoundTripCycles = 1 << 24
+	MaxRoundTripCycles = 1 << 17
 	MaxPacketLimit     = 1<<bytesBits - 1
 	MaxPorts           = 1 << sourceBits
 )

@@ -130,7 +130,7 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{func(c *Config) { c.BandwidthMBps = 0 }, "pcie: BandwidthMBps 0 outside 1..1048576"},
 		{func(c *Config) { c.ClockMHz = 1 << 17 }, "pcie: ClockMHz 131072 outside 1..65536"},
-		{func(c *Config) { c.RoundTripCycles = 1 }, "pcie: RoundTripCycles 1 outside 2..16777216"},
+		{func(c *Config) { c.RoundTripCycles = 1 }, "pcie: RoundTripCycles 1 outside 2..131072"},
 		{func(c *Config) { c.MaxPacketBytes = 70000 }, "pcie: MaxPacketBytes 70000 outside 1..65535"},
 		{func(c *Config) { c.Ports = 0 }, "pcie: Ports 0 outside 1..256"},
 	} {

@@ -21,7 +21,7 @@ const (
 	MaxLevels       = 5
 	MaxLevelLatency = 1 << 16
 	MaxPWCEntries   = 4096
-	MaxPages        = 1 << 28
+	MaxPages        = 1 << 24 // 64 GB of 4 KB pages; the table is held in memory
 )
 
 // DefaultConfig is the UVMMU system: 64 page-table walkers (UVMMU Table I),

@@ -282,7 +282,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Levels = 6 }, "ptw: Levels 6 outside 1..5"},
 		{func(c *Config) { c.LevelLatency = 0 }, "ptw: LevelLatency 0 outside 1..65536"},
 		{func(c *Config) { c.PWCEntries = -1 }, "ptw: PWCEntries -1 outside 0..4096"},
-		{func(c *Config) { c.Pages = 0 }, "ptw: Pages 0 outside 1..268435456"},
+		{func(c *Config) { c.Pages = 0 }, "ptw: Pages 0 outside 1..16777216"},
 		{func(c *Config) { c.BaseVPN = 1 << 36 }, "ptw: BaseVPN 0x1000000000 plus Pages 1048576 exceeds the 36-bit VPN space"},
 	} {
 		cfg := DefaultConfig()

@@ -12,10 +12,12 @@ type Config struct {
 	HitLatency int // cycles from an accepted lookup to its response
 }
 
-// Limits on the configuration.
+// Limits on the configuration. Every entry is a set of registers, which
+// bounds the capacity.
 const (
 	MaxSets       = 1 << 16
 	MaxWays       = 1 << 10
+	MaxEntries    = 1 << 16
 	MaxHitLatency = 1 << 10
 )
 
@@ -39,6 +41,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("tlb: Sets %d must be a power of two in 1..%d", c.Sets, MaxSets)
 	case c.Ways < 1 || c.Ways > MaxWays:
 		return fmt.Errorf("tlb: Ways %d outside 1..%d", c.Ways, MaxWays)
+	case c.Entries() > MaxEntries:
+		return fmt.Errorf("tlb: Sets %d x Ways %d = %d entries exceeds %d", c.Sets, c.Ways, c.Entries(), MaxEntries)
 	case c.HitLatency < 1 || c.HitLatency > MaxHitLatency:
 		return fmt.Errorf("tlb: HitLatency %d outside 1..%d", c.HitLatency, MaxHitLatency)
 	}

@@ -229,6 +229,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Sets: 3, Ways: 4, HitLatency: 1}, "tlb: Sets 3 must be a power of two in 1..65536"},
 		{Config{Sets: 1, Ways: 0, HitLatency: 1}, "tlb: Ways 0 outside 1..1024"},
 		{Config{Sets: 1, Ways: 4, HitLatency: 0}, "tlb: HitLatency 0 outside 1..1024"},
+		{Config{Sets: 1024, Ways: 128, HitLatency: 1}, "tlb: Sets 1024 x Ways 128 = 131072 entries exceeds 65536"},
 	} {
 		require.EqualError(t, tc.cfg.Validate(), tc.want)
 		_, err := New(rtl.New(rtl.Options{}), "tlb", tc.cfg)
