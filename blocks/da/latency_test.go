@@ -16,6 +16,8 @@ func TestLatencyFigures(t *testing.T) {
 		require.NoError(t, err)
 		t.Logf("IPgT latency %d: reset to first destination %d cycles; dst_ready to destination %d cycles; back-to-back %.2f cycles/destination; refill %.4f frame-groups/cycle from free regions, %.4f in victim mode",
 			lat, f.ResetToFirst, f.Handshake, f.BackToBack, f.RefillFree, f.RefillVictim)
+		words := DefaultConfig().AFM().FrAB().Words()
+		assert.Equal(t, uint64(words+lat+41), f.ResetToFirst, "FrAB sweep + IPgT latency + 41 (docs/da.md)")
 		assert.Zero(t, f.Handshake)
 		assert.Equal(t, 1.0, f.BackToBack)
 		assert.Greater(t, f.RefillFree, f.RefillVictim)
