@@ -43,6 +43,17 @@ type TLB struct {
 	ack        *rtl.Reg[Invalidate]
 
 	hits, misses, refused, fills, evictions, invals *rtl.Reg[uint64]
+
+	// match is the tag compare of every way at once, as a lookup from VPN
+	// to way. It is derived from the tag registers, never a source of
+	// truth: Eval collects the tag changes it makes and applies them to
+	// match once it is done, so that within a cycle match shows the
+	// registers' current values, as the compare logic sees them.
+	match    map[uint64]int
+	unmapped []uint64 // VPNs whose tags Eval cleared this cycle
+	mapped   []uint64 // VPNs Eval wrote into way mappedTo this cycle
+	mappedTo int
+	flushAll bool
 }
 
 const validTag = uint64(1) << pte.VPNBits
@@ -66,6 +77,9 @@ func New(s *rtl.Sim, path string, cfg Config) (*TLB, error) {
 	s.Add(t, path)
 	n := cfg.Entries()
 	t.tag = rtl.NewVec[uint64](&t.Base, "tag", n, pte.VPNBits+1, 0)
+	t.match = make(map[uint64]int, n)
+	t.unmapped = make([]uint64, 0, 2)
+	t.mapped = make([]uint64, 0, 1)
 	t.entry = rtl.NewVec[pte.PTE](&t.Base, "entry", n, 64, 0)
 	t.used = rtl.NewVec[uint64](&t.Base, "used", n, 64, 0)
 	t.clock = rtl.NewReg[uint64](&t.Base, "clock", 64, 1)
@@ -113,16 +127,30 @@ func (t *TLB) Drive() {
 	}
 }
 
-// find returns the way holding vpn, or -1.
+// find returns the way holding vpn, or -1. The way match names is checked
+// against its tag register, which stays the source of truth (after a
+// Sim.Reset, for one, the registers are cleared but match is not).
 func (t *TLB) find(vpn uint64) int {
-	base := int(vpn&t.setMask) * t.cfg.Ways
-	want := validTag | vpn
-	for w := base; w < base+t.cfg.Ways; w++ {
-		if t.tag.At(w).Q() == want {
-			return w
-		}
+	if w, ok := t.match[vpn]; ok && t.tag.At(w).Q() == validTag|vpn {
+		return w
 	}
 	return -1
+}
+
+// applyMatch brings the tag compare up to date with the tag registers'
+// next values.
+func (t *TLB) applyMatch() {
+	if t.flushAll {
+		clear(t.match)
+		t.flushAll = false
+	}
+	for _, v := range t.unmapped {
+		delete(t.match, v)
+	}
+	for _, v := range t.mapped {
+		t.match[v] = t.mappedTo
+	}
+	t.unmapped, t.mapped = t.unmapped[:0], t.mapped[:0]
 }
 
 // victim returns the way a fill of vpn replaces: an invalid way of its set
@@ -188,9 +216,12 @@ func (t *TLB) Eval() {
 			fillWay = t.find(vpn)
 			if fillWay < 0 {
 				fillWay = t.victim(vpn)
-				if t.tag.At(fillWay).Q()&validTag != 0 {
+				if old := t.tag.At(fillWay).Q(); old&validTag != 0 {
 					t.evictions.Set(t.evictions.Q() + 1)
+					t.unmapped = append(t.unmapped, old&^validTag)
 				}
+				t.mapped = append(t.mapped, vpn)
+				t.mappedTo = fillWay
 			}
 			t.tag.At(fillWay).Set(validTag | vpn)
 			t.entry.At(fillWay).Set(t.Fill.PTE.Get())
@@ -208,6 +239,7 @@ func (t *TLB) Eval() {
 	if shootdown {
 		t.shoot(inv, fillWay)
 	}
+	t.applyMatch()
 	if t.InvalAck.Fire() {
 		active = true
 		t.ackPending.Set(false)
@@ -236,18 +268,21 @@ func (t *TLB) Eval() {
 }
 
 // shoot clears the entries a shootdown names, leaving alone the way a fill
-// writes this cycle, and raises the acknowledgement.
+// writes this cycle (a full flush cancels every fill), and raises the
+// acknowledgement.
 func (t *TLB) shoot(inv Invalidate, fillWay int) {
 	var n uint64
 	if inv.All {
 		for w := range t.tag.Len() {
-			if w != fillWay && t.tag.At(w).Q()&validTag != 0 {
+			if t.tag.At(w).Q()&validTag != 0 {
 				t.tag.At(w).Set(0)
 				n++
 			}
 		}
+		t.flushAll = true
 	} else if w := t.find(inv.VPN); w >= 0 && w != fillWay {
 		t.tag.At(w).Set(0)
+		t.unmapped = append(t.unmapped, inv.VPN)
 		n++
 	}
 	t.invals.Set(t.invals.Q() + n)

@@ -369,6 +369,9 @@ func TestRandomAgainstReferenceLRU(t *testing.T) {
 				require.True(t, len(pending) == 0 || pending[0].at > now, "response missing in cycle %d", now)
 			}
 			h.step()
+			if c%1000 == 0 {
+				checkMatch(t, h.tlb)
+			}
 		}
 		for s := range ref.sets {
 			for _, x := range ref.sets[s] {
@@ -377,5 +380,40 @@ func TestRandomAgainstReferenceLRU(t *testing.T) {
 				require.Equal(t, x.PTE, e)
 			}
 		}
+		checkMatch(t, h.tlb)
 	}
+}
+
+// checkMatch holds the tag compare to the tag registers: every valid way is
+// found under its VPN.
+func checkMatch(t *testing.T, tl *TLB) {
+	valid := 0
+	for w := range tl.tag.Len() {
+		if tag := tl.tag.At(w).Q(); tag&validTag != 0 {
+			valid++
+			require.Equal(t, w, tl.find(tag&^validTag), "way %d", w)
+		}
+	}
+	found := 0
+	for v := range tl.match {
+		if tl.find(v) >= 0 {
+			found++
+		}
+	}
+	require.Equal(t, valid, found)
+}
+
+func TestResetClearsEntries(t *testing.T) {
+	h := newHarness(t, DefaultL1Config())
+	h.fill(3, pte.Local(3))
+	h.step()
+	_, ok := h.tlb.Probe(3)
+	require.True(t, ok)
+	h.sim.Reset()
+	h.idle()
+	_, ok = h.tlb.Probe(3)
+	assert.False(t, ok)
+	st, _ := h.ask(3)
+	assert.Equal(t, Miss, st)
+	checkMatch(t, h.tlb)
 }
