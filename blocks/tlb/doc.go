@@ -36,4 +36,8 @@
 // a resident VPN updates it in place. A shootdown cancels a fill of the
 // same VPN (any fill, for All) in the same cycle, since that fill carries
 // the translation being changed.
+//
+// The parallel tag compare across all ways is evaluated as a lookup from
+// VPN to way that is derived from the tag registers and checked against
+// them, so a lookup costs the same for 128 ways as for 4.
 package tlb
