@@ -195,7 +195,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*AFM, error) {
 	a.entries = rtl.NewVec[uint64](b, "entry", frab.FrameGroupsPerRegion, 64, 0)
 	a.cur = rtl.NewReg[uint64](b, "cur", fg, 0)
 	a.curWord = rtl.NewReg[uint64](b, "cur_word", 64, 0)
-	a.Listen(p.DCQ.Count, p.FrAB.CmdReady, p.FrAB.RspValid, p.FrAB.RspFound, p.FrAB.RspRegion, p.FrAB.InitDone,
+	a.Listen(p.DCQ.Count, p.DCQ.PushReady, p.DCQ.Refill, p.FrAB.CmdReady, p.FrAB.RspValid, p.FrAB.RspFound, p.FrAB.RspRegion, p.FrAB.InitDone,
 		p.LFSR.State, p.Mem.ReqReady, p.Mem.RespValid, p.Mem.RespData,
 		p.Map.Valid, p.Map.PFgN, p.Map.VPgN, p.Map.CID, p.SW.Valid, p.SW.Op, p.SW.PFgN)
 	return a, nil
@@ -241,14 +241,15 @@ type cmdReq struct {
 func (a *AFM) Eval() {
 	memFree := !a.reqValid.Q() || a.Mem.ReqFire()
 	cmdFree := !a.cmdValid.Q() || a.FrAB.CmdFire()
-	// The AFM is the DCQ's only producer and its push always fires in the
-	// cycle it is shown (see space), so the queue has room for another
-	// push next cycle when count plus the push now shown is below DEPTH.
+	// The AFM is the DCQ's only producer and pushes only when the queue has
+	// room for the push it may already be showing, so push_ready is always
+	// high when it pushes and a push lasts one cycle. space: room for a push
+	// shown next cycle.
 	inQueue := uint64(a.DCQ.Count.Get())
 	if a.pushValid.Q() {
 		inQueue++
 	}
-	space := inQueue < uint64(a.cfg.DCQ.Depth)
+	space := a.DCQ.PushReady.Get() && inQueue < uint64(a.cfg.DCQ.Depth)
 	var mem memReq
 	var push pushReq
 	var cmd cmdReq
@@ -274,7 +275,9 @@ func (a *AFM) Eval() {
 		}
 
 	case sIdle:
-		refill := inQueue < uint64(a.cfg.DCQ.Threshold)
+		// Refill below the threshold, decided on an occupancy that no push
+		// of this block is still changing.
+		refill := a.DCQ.Refill.Get() && !a.pushValid.Q()
 		switch a.pick(mapFull, swFull, refill) {
 		case reqMap:
 			a.last.Set(reqMap)
@@ -418,7 +421,7 @@ func (a *AFM) Eval() {
 		}
 
 	case sVDraw:
-		if p, ok := lfsr.Pick(a.LFSR.State.Get(), a.cfg.NFG); ok {
+		if p, ok := lfsr.Pick(a.LFSR.State.Get(), a.cfg.LFSRWidth, a.cfg.NFG); ok {
 			a.cur.Set(p)
 			a.state.Set(sVRead)
 		} else {
@@ -516,7 +519,7 @@ func (a *AFM) nextRegion(r uint64) uint64 {
 
 // nextWord is the first region of the FrAB word after region r's, wrapping.
 func (a *AFM) nextWord(r uint64) uint64 {
-	w := uint64(a.cfg.WordBits)
+	w := uint64(a.cfg.FrAB().WordWidth())
 	next := (r/w + 1) * w
 	if next >= a.regions {
 		return 0

@@ -1,6 +1,6 @@
 // Package frab is the Frame-region Availability Bitmap of the Destination
 // Allocator (SPEC 5.1; UVMMU paper Section IV-B2): one bit per 2 MB frame
-// region in an on-chip SRAM of WordBits-bit words, with one read/write port
+// region in an on-chip SRAM of FRAB_WORD-bit words, with one read/write port
 // and a one-cycle read. A set bit means the region may hold a free
 // frame-group; a clear bit guarantees it holds none.
 //
@@ -75,8 +75,14 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Words is the SRAM depth: ceil(Regions/WordBits).
-func (c Config) Words() int { return (c.Regions + c.WordBits - 1) / c.WordBits }
+// WordWidth is the SRAM word width: WordBits, or, when every region fits
+// in less than one word, the smallest power of two that covers them (at
+// least 2), so that no bit of the macro or of the priority encoder can
+// never be set.
+func (c Config) WordWidth() int { return min(c.WordBits, 1<<c.RegionBits()) }
+
+// Words is the SRAM depth: ceil(Regions/WordWidth).
+func (c Config) Words() int { return (c.Regions + c.WordWidth() - 1) / c.WordWidth() }
 
 // RegionBits is the width of a region number on the ports.
 func (c Config) RegionBits() int { return max(1, bits.Len(uint(c.Regions-1))) }
@@ -86,8 +92,8 @@ func (c Config) RegionBits() int { return max(1, bits.Len(uint(c.Regions-1))) }
 // Regions are never set.
 func (c Config) InitWord(a int) Word {
 	var w Word
-	for i := range c.WordBits {
-		if a*c.WordBits+i < c.Regions {
+	for i := range c.WordWidth() {
+		if a*c.WordWidth()+i < c.Regions {
 			w = w.With(i, true)
 		}
 	}
@@ -165,7 +171,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*FrAB, error) {
 	}
 	f := &FrAB{Ports: p, cfg: cfg}
 	s.Add(f, path)
-	f.sram = rtl.NewSRAM[Word](&f.Base, "bitmap", rtl.SRAMConfig{Depth: cfg.Words(), Width: cfg.WordBits, Ports: 1, ReadLatency: 1})
+	f.sram = rtl.NewSRAM[Word](&f.Base, "bitmap", rtl.SRAMConfig{Depth: cfg.Words(), Width: cfg.WordWidth(), Ports: 1, ReadLatency: 1})
 	f.state = rtl.NewReg(&f.Base, "state", stateBits, stateInit)
 	f.sweep = rtl.NewReg[uint32](&f.Base, "sweep", max(1, bits.Len(uint(cfg.Words()))), 0)
 	f.op = rtl.NewReg[uint8](&f.Base, "op", OpBits, 0)
@@ -195,7 +201,7 @@ func (f *FrAB) Eval() {
 	if f.rsp.Q() {
 		f.rsp.Set(false)
 	}
-	w := uint64(f.cfg.WordBits)
+	w := uint64(f.cfg.WordWidth())
 	switch f.state.Q() {
 	case stateInit:
 		a := f.sweep.Q()
@@ -217,7 +223,7 @@ func (f *FrAB) Eval() {
 		word := f.sram.RData(0)
 		switch Op(f.op.Q()) {
 		case Find:
-			i, ok := FirstSetFrom(&word, f.cfg.WordBits, int(r%w))
+			i, ok := FirstSetFrom(&word, int(w), int(r%w))
 			f.rsp.Set(true)
 			f.found.Set(ok)
 			if ok {
@@ -240,8 +246,8 @@ func (f *FrAB) Load(a int, w Word) { f.sram.Load(a, w) }
 
 // RegionSet reports the bit of region r (testbench backdoor).
 func (f *FrAB) RegionSet(r int) bool {
-	w := f.sram.Peek(r / f.cfg.WordBits)
-	return w.Bit(r % f.cfg.WordBits)
+	w := f.sram.Peek(r / f.cfg.WordWidth())
+	return w.Bit(r % f.cfg.WordWidth())
 }
 
 // EncoderDepth is the number of 2:1 levels of the priority-encoder tree

@@ -73,11 +73,10 @@ func (l *LFSR) Eval() {
 	}
 }
 
-// PickWidth is the number of low LFSR state bits the victim picker uses to
-// draw a frame-group number in [0, nfg): the smallest width whose range
-// 0..2^k-1 covers nfg-1. Since 2^(k-1) < nfg, fewer than half of the
-// equally likely k-bit values fall outside the range, so the rejection rate
-// is below 50%.
+// PickWidth is the width of the victim picker's draw for a frame-group
+// number in [0, nfg): the smallest width whose range 0..2^k-1 covers nfg-1.
+// Since 2^(k-1) < nfg, fewer than half of the equally likely k-bit values
+// fall outside the range, so the rejection rate is below 50%.
 func PickWidth(nfg uint64) int {
 	if nfg <= 1 {
 		return 1
@@ -85,11 +84,21 @@ func PickWidth(nfg uint64) int {
 	return bits.Len64(nfg - 1)
 }
 
-// Pick is the victim picker's draw from an LFSR state: the low
-// PickWidth(nfg) bits, accepted when they name a frame-group below nfg and
-// rejected (ok false) otherwise; on a rejection the picker steps the LFSR
-// and draws again.
-func Pick(state, nfg uint64) (pfgn uint64, ok bool) {
-	v := state & (1<<PickWidth(nfg) - 1)
+// Pick is the victim picker's draw from a width-bit LFSR state: the XOR of
+// the state's PickWidth(nfg)-bit slices (the last one zero-extended),
+// accepted when it names a frame-group below nfg and rejected (ok false)
+// otherwise; on a rejection the picker steps the LFSR and draws again.
+//
+// Folding every state bit into the draw, rather than taking the low bits,
+// keeps every LFSR flop in the draw's cone of logic. The fold is a linear
+// map of GF(2)^width onto GF(2)^k, so over one period every k-bit value is
+// drawn 2^(width-k) times (zero once fewer): the draw stays uniform.
+func Pick(state uint64, width int, nfg uint64) (pfgn uint64, ok bool) {
+	k := PickWidth(nfg)
+	mask := uint64(1)<<k - 1
+	var v uint64
+	for lo := 0; lo < width; lo += k {
+		v ^= state >> lo & mask
+	}
 	return v, v < nfg
 }

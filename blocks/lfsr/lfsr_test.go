@@ -268,12 +268,14 @@ func TestPick(t *testing.T) {
 	assert.Equal(t, 1, PickWidth(2))
 	assert.Equal(t, 2, PickWidth(3))
 	assert.Equal(t, 10, PickWidth(1024))
-	v, ok := Pick(0xffff_ffff, 180224)
-	assert.False(t, ok)
+	v, ok := Pick(0x3_ffff, 32, 180224)
+	assert.False(t, ok, "0x3ffff is beyond NFG")
 	assert.Equal(t, uint64(1<<18-1), v)
-	v, ok = Pick(0x1234_5678, 180224)
+	v, ok = Pick(0x1234_5678, 32, 180224)
 	assert.True(t, ok)
-	assert.Equal(t, uint64(0x1234_5678&(1<<18-1)), v)
+	assert.Equal(t, uint64(0x1234_5678&(1<<18-1)^0x1234_5678>>18), v, "low 18 bits XOR the upper 14")
+	v, _ = Pick(0b1011_0110, 8, 5)
+	assert.Equal(t, uint64(0b110^0b110^0b10), v, "3-bit slices 110, 110, 10")
 	// Over a whole period of a 20-bit LFSR every value in range is drawn and
 	// fewer than half of the draws are rejected.
 	for _, nfg := range []uint64{5, 1000, 1025, 180224 >> 3} {
@@ -281,7 +283,7 @@ func TestPick(t *testing.T) {
 		seen := make([]bool, nfg)
 		s, rejected, draws := uint64(1), 0, 0
 		for range 1<<20 - 1 {
-			v, ok := Pick(s, nfg)
+			v, ok := Pick(s, 20, nfg)
 			draws++
 			if ok {
 				seen[v] = true
