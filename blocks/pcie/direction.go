@@ -53,6 +53,14 @@ type Direction struct {
 
 	errSeen   *rtl.Reg[bool]
 	errPacket *rtl.Reg[Packet] // first malformed packet, Source = its port
+
+	packets, bytes, wireCycles *rtl.Reg[uint64]
+}
+
+// Stats are a direction's activity counters: packets and bytes granted the
+// wire, and the cycles the wire was busy with them.
+type Stats struct {
+	Packets, Bytes, WireCycles uint64
 }
 
 func newDirection(s *rtl.Sim, path string, cfg Config, delay uint64) *Direction {
@@ -86,6 +94,9 @@ func newDirection(s *rtl.Sim, path string, cfg Config, delay uint64) *Direction 
 	d.count = rtl.NewReg[uint32](&d.Base, "count", ptr, 0)
 	d.errSeen = rtl.NewFlag(&d.Base, "err_seen", false)
 	d.errPacket = rtl.NewRegOf(&d.Base, "err_packet", PacketBits, Packet{})
+	d.packets = rtl.NewReg[uint64](&d.Base, "packets", 64, 0)
+	d.bytes = rtl.NewReg[uint64](&d.Base, "bytes", 64, 0)
+	d.wireCycles = rtl.NewReg[uint64](&d.Base, "wire_cycles", 64, 0)
 	for _, o := range d.Out {
 		o.Producer(&d.Base)
 	}
@@ -231,6 +242,9 @@ func (d *Direction) start(now uint64, p Packet, backToBack bool) {
 	}
 	d.cur.Set(p)
 	d.finishAt.Set(now + k)
+	d.packets.Set(d.packets.Q() + 1)
+	d.bytes.Set(d.bytes.Q() + uint64(p.Bytes))
+	d.wireCycles.Set(d.wireCycles.Q() + k)
 	d.carryAfter.Set(min(carry+k*d.bandwidth-need, d.bandwidth-1))
 }
 
@@ -255,6 +269,11 @@ func (d *Direction) wrap(i uint32) uint32 {
 		return 0
 	}
 	return i
+}
+
+// Stats reads the activity counters between cycles.
+func (d *Direction) Stats() Stats {
+	return Stats{Packets: d.packets.Q(), Bytes: d.bytes.Q(), WireCycles: d.wireCycles.Q()}
 }
 
 // Err reports the first malformed packet the direction dropped, naming the

@@ -74,6 +74,9 @@ func TestBothDirectionsStreamAtBudget(t *testing.T) {
 	// 200 pages of 4096 B at 16000/1481 B per cycle: 75828 cycles of wire.
 	span := b.atDevice.got[n-1].Cycle - (1 + 741)
 	assert.Equal(t, uint64(75828), span)
+	want := Stats{Packets: n, Bytes: n * page, WireCycles: span}
+	assert.Equal(t, want, b.link.H2D.Stats())
+	assert.Equal(t, want, b.link.D2H.Stats())
 }
 
 func TestSmallRequestWaitsAtMostOnePacket(t *testing.T) {
