@@ -47,8 +47,9 @@ type Engine struct {
 }
 
 // New builds an engine under path that sends on toHost (a device-to-host
-// input port of the link) and receives its own packets on fromHost (the
-// host-to-device output, or the part of it routed to the engine).
+// input port of the link, In[i]) and receives its answers on fromHost (the
+// host-to-device output of the port the host answers on, Out[j]). Call
+// Config.CheckLink to make sure the link carries whole pages.
 func New(s *rtl.Sim, path string, cfg Config, toHost, fromHost *rtl.Decoupled[pcie.Packet]) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
