@@ -129,7 +129,7 @@ func TestCriticalPageOfFreeDestinationMigration(t *testing.T) {
 	b := newBench(t, DefaultConfig(), true, []timedCommand{{0, Command{Tag: 9, Op: Fetch, Pages: 16, First: 5}}})
 	b.runUntilEvents(t, 16)
 	// Critical page 5 in cycle 753 + 380 + 741 + 1 = 1875 = 1.27 us: the
-	// UVMMU paper's ~1.3 us (Section V-B), with the DA's share of the
+	// UVMMU paper's ~1.3 us (Section V-A), with the DA's share of the
 	// handling latency still to add in front.
 	require.Equal(t, uint64(1875), pageEvent(0))
 	assert.Equal(t, seen{1875, Event{Tag: 9, Page: 5, Critical: true}}, b.tb.got[0])

@@ -11,8 +11,9 @@
 //	bits 12-51  frame number (4 KB frames; local GPU frame or remote frame)
 //	bits 52-53  GRIT neighbouring group size (GRIT Table V: 1, 8, 64, 512 pages)
 //
-// The GRIT bit positions are the paper's (Section V-C, Figure 14); the
-// frame field starts at bit 12 as a 4 KB-aligned physical address would.
+// The GRIT bit positions are the paper's (Sections V-C and V-D, Figure
+// 14); the frame field starts at bit 12 as a 4 KB-aligned physical address
+// would.
 package pte
 
 // Widths of the translation fields.
