@@ -37,9 +37,9 @@ const (
 	MaxHostLatency = 1 << 20
 )
 
-// DefaultConfig: 16 commands in flight; up to 512 pages per command, the 2
-// MB batch of the UM baseline's tree prefetcher (UVMSmart Section III);
-// 4 KB pages (SPEC 2); 16 B requests, one four-doubleword PCIe TLP header;
+// DefaultConfig: 16 commands in flight; up to 512 pages per command, the
+// 2 MB unit of the UM baseline's tree prefetcher and LRU eviction
+// (UVMSmart paper Sections II-B and II-C); 4 KB pages (SPEC 2); 16 B requests, one four-doubleword PCIe TLP header;
 // 32 outstanding reads, the PCIe 5-bit tag space without extended tags,
 // which covers the link's bandwidth-delay product (a 1481-cycle round trip
 // is under four 380-cycle pages); 8 setup cycles, the PME's share of the
