@@ -36,7 +36,10 @@
 // space), which covers the link's round trip. In a swap, fetched page n
 // overwrites victim page n, so page n is reported (written to its frame)
 // only once victim page n has left for the host; until then it waits in the
-// engine's receive buffer.
+// engine's receive buffer. Separate commands are not ordered against each
+// other's data: an issuer that evicts frames with one command and refills
+// them with another sends the refill after the eviction's Victim event, or
+// uses one Swap.
 //
 // # Timing (defaults, idle link)
 //
