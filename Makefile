@@ -7,7 +7,7 @@ PKGS      := ./...
 SIM_PKGS  := iverilog verilator yosys
 SIM_TOOLS := iverilog vvp verilator yosys
 
-.PHONY: test lint tools bench
+.PHONY: test lint tools bench verilog verilog-check cosim-long area
 
 ## test: formatting and vet checks, then every Go test (block testbenches,
 ## kernel tests, and the Verilog lint and co-simulation suites).
@@ -38,3 +38,23 @@ tools:
 ## bench: kernel and block benchmarks with allocation counts.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## verilog: regenerate the RTL under verilog/rtl from the Go generator, then
+## lint every module and co-simulate it against the Go models.
+verilog: tools
+	$(GO) run ./verilog/cmd/vgen -out verilog/rtl
+	UVMMU_REQUIRE_SIM=1 $(GO) test -count=1 ./tb/...
+
+## verilog-check: fail when the committed RTL differs from what the
+## generator emits.
+verilog-check:
+	$(GO) run ./verilog/cmd/vgen -check verilog/rtl
+
+## cosim-long: co-simulate every top for 10^7 cycles in both simulators.
+cosim-long: tools
+	UVMMU_REQUIRE_SIM=1 UVMMU_COSIM_CYCLES=10000000 $(GO) test -count=1 -timeout 0 -run Cosim ./tb/...
+
+## area: Yosys area and logic-depth report per block, plus per-operation
+## latencies from the Go models. AREA_FLAGS="--liberty FILE --json out.json".
+area: tools
+	$(GO) run ./tb/cmd/area $(AREA_FLAGS)
