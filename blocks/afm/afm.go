@@ -78,31 +78,32 @@ type Ports struct {
 	SW   SWPorts
 }
 
-// FSM states.
+// FSM states, in the encoding of the state register (the Verilog uses the
+// same values).
 const (
-	sInit        uint8 = iota // waiting for the FrAB sweep
-	sIdle                     // choosing the next transaction
-	sMapWrite                 // issue the map write
-	sSWRead                   // FREE/UNPROTECT: issue the entry read
-	sSWWait                   // FREE/UNPROTECT: wait for the entry
-	sSWWrite                  // issue the op's write (and the FrAB SET)
-	sScanReq                  // issue FIND at the rotating pointer
-	sScanWait                 // wait for the FIND response
-	sRegionFetch              // issue the region's reads and collect the entries
-	sRegionRsv                // reserve entries one per cycle; clear the bit when exhausted
-	sVDraw                    // draw a frame-group from the LFSR
-	sVRead                    // issue the victim's entry read
-	sVWait                    // wait for the entry
-	sVWrite                   // push {PFgN, S=1} and write back B=1
-	stateBits    = 4
+	StateInit        uint8 = iota // waiting for the FrAB sweep
+	StateIdle                     // choosing the next transaction
+	StateMapWrite                 // issue the map write
+	StateSWRead                   // FREE/UNPROTECT: issue the entry read
+	StateSWWait                   // FREE/UNPROTECT: wait for the entry
+	StateSWWrite                  // issue the op's write (and the FrAB SET)
+	StateScanReq                  // issue FIND at the rotating pointer
+	StateScanWait                 // wait for the FIND response
+	StateRegionFetch              // issue the region's reads and collect the entries
+	StateRegionRsv                // reserve entries one per cycle; clear the bit when exhausted
+	StateVDraw                    // draw a frame-group from the LFSR
+	StateVRead                    // issue the victim's entry read
+	StateVWait                    // wait for the entry
+	StateVWrite                   // push {PFgN, S=1} and write back B=1
+	StateBits        = 4
 )
 
-// Round-robin order of the three requesters in sIdle.
+// Round-robin order of the three requesters in StateIdle.
 const (
-	reqMap uint8 = iota
-	reqSW
-	reqRefill
-	numReq
+	ReqMap uint8 = iota
+	ReqSW
+	ReqRefill
+	NumReq
 )
 
 // AFM is the refill FSM, the victim picker and the IPgT sequencer.
@@ -165,8 +166,8 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*AFM, error) {
 	s.Add(a, path)
 	b := &a.Base
 	fg, rb := cfg.DCQ.FGBits, fc.RegionBits()
-	a.state = rtl.NewReg(b, "state", stateBits, sInit)
-	a.last = rtl.NewReg(b, "last", 2, reqRefill)
+	a.state = rtl.NewReg(b, "state", StateBits, StateInit)
+	a.last = rtl.NewReg(b, "last", 2, ReqRefill)
 	a.mapFull = rtl.NewFlag(b, "map_full", false)
 	a.mapPFgN = rtl.NewReg[uint64](b, "map_pfgn_q", fg, 0)
 	a.mapVPgN = rtl.NewReg[uint64](b, "map_vpgn_q", VPgNBits, 0)
@@ -269,25 +270,25 @@ func (a *AFM) Eval() {
 	}
 
 	switch a.state.Q() {
-	case sInit:
+	case StateInit:
 		if a.FrAB.InitDone.Get() {
-			a.state.Set(sIdle)
+			a.state.Set(StateIdle)
 		}
 
-	case sIdle:
+	case StateIdle:
 		// Refill below the threshold, decided on an occupancy that no push
 		// of this block is still changing.
 		refill := a.DCQ.Refill.Get() && !a.pushValid.Q()
 		switch a.pick(mapFull, swFull, refill) {
-		case reqMap:
-			a.last.Set(reqMap)
+		case ReqMap:
+			a.last.Set(ReqMap)
 			if a.mapPFgN.Q() < a.cfg.NFG {
-				a.state.Set(sMapWrite)
+				a.state.Set(StateMapWrite)
 			} else {
 				a.mapFull.Set(false)
 			}
-		case reqSW:
-			a.last.Set(reqSW)
+		case ReqSW:
+			a.last.Set(ReqSW)
 			p := a.swPFgN.Q()
 			switch op := SWOp(a.swOp.Q()); {
 			case p >= a.cfg.NFG || op > OpUnprotect:
@@ -296,36 +297,36 @@ func (a *AFM) Eval() {
 			case op == OpProtect:
 				a.cur.Set(p)
 				a.curWord.Set(ipgt.Protected)
-				a.state.Set(sSWWrite)
+				a.state.Set(StateSWWrite)
 			default:
 				a.cur.Set(p)
-				a.state.Set(sSWRead)
+				a.state.Set(StateSWRead)
 			}
-		case reqRefill:
-			a.last.Set(reqRefill)
+		case ReqRefill:
+			a.last.Set(ReqRefill)
 			if a.hint.Q() {
 				a.finds.Set(0)
-				a.state.Set(sScanReq)
+				a.state.Set(StateScanReq)
 			} else {
 				lfsrEn = true
-				a.state.Set(sVDraw)
+				a.state.Set(StateVDraw)
 			}
 		}
 
-	case sMapWrite:
+	case StateMapWrite:
 		if memFree {
 			mem = memReq{valid: true, write: true, addr: a.addr(a.mapPFgN.Q()), wdata: ipgt.Mapped(a.mapCID.Q(), a.mapVPgN.Q())}
 			a.mapFull.Set(false)
-			a.state.Set(sIdle)
+			a.state.Set(StateIdle)
 		}
 
-	case sSWRead:
+	case StateSWRead:
 		if memFree {
 			mem = memReq{valid: true, addr: a.addr(a.cur.Q())}
-			a.state.Set(sSWWait)
+			a.state.Set(StateSWWait)
 		}
 
-	case sSWWait:
+	case StateSWWait:
 		if a.Mem.RespValid.Get() {
 			// FREE and UNPROTECT of a busy entry keep B: see ipgt.FreedBusy.
 			if a.Mem.RespData.Get()&ipgt.B != 0 {
@@ -333,10 +334,10 @@ func (a *AFM) Eval() {
 			} else {
 				a.curWord.Set(ipgt.Freed)
 			}
-			a.state.Set(sSWWrite)
+			a.state.Set(StateSWWrite)
 		}
 
-	case sSWWrite:
+	case StateSWWrite:
 		w := a.curWord.Q()
 		setBit := w == ipgt.Freed
 		if memFree && (!setBit || cmdFree) {
@@ -346,17 +347,17 @@ func (a *AFM) Eval() {
 				a.hint.Set(true)
 			}
 			a.swFull.Set(false)
-			a.state.Set(sIdle)
+			a.state.Set(StateIdle)
 		}
 
-	case sScanReq:
+	case StateScanReq:
 		if cmdFree {
 			cmd = cmdReq{valid: true, op: frab.Find, region: a.ptr.Q()}
 			a.finds.Set(a.finds.Q() + 1)
-			a.state.Set(sScanWait)
+			a.state.Set(StateScanWait)
 		}
 
-	case sScanWait:
+	case StateScanWait:
 		if a.FrAB.RspValid.Get() {
 			switch {
 			case a.FrAB.RspFound.Get():
@@ -364,19 +365,19 @@ func (a *AFM) Eval() {
 				a.issued.Set(0)
 				a.arrived.Set(0)
 				a.rsv.Set(0)
-				a.state.Set(sRegionFetch)
+				a.state.Set(StateRegionFetch)
 			case a.finds.Q() > a.words:
 				// A full sweep, the pointer's own word included twice,
 				// found no set bit: the memory is oversubscribed.
 				a.hint.Set(false)
-				a.state.Set(sIdle)
+				a.state.Set(StateIdle)
 			default:
 				a.ptr.Set(a.nextWord(a.ptr.Q()))
-				a.state.Set(sScanReq)
+				a.state.Set(StateScanReq)
 			}
 		}
 
-	case sRegionFetch:
+	case StateRegionFetch:
 		n := a.regionSize(a.region.Q())
 		i := a.issued.Q()
 		if memFree && i < n {
@@ -392,11 +393,11 @@ func (a *AFM) Eval() {
 			}
 			a.arrived.Set(k + 1)
 			if k+1 == n {
-				a.state.Set(sRegionRsv)
+				a.state.Set(StateRegionRsv)
 			}
 		}
 
-	case sRegionRsv:
+	case StateRegionRsv:
 		r := a.region.Q()
 		left := a.rsv.Q()
 		switch {
@@ -405,13 +406,13 @@ func (a *AFM) Eval() {
 			if cmdFree {
 				cmd = cmdReq{valid: true, op: frab.Clear, region: r}
 				a.ptr.Set(a.nextRegion(r))
-				a.state.Set(sIdle)
+				a.state.Set(StateIdle)
 			}
 		case !space:
 			// The DCQ is full: stop here, the region keeps its bit and the
 			// next scan starts at it.
 			a.ptr.Set(r)
-			a.state.Set(sIdle)
+			a.state.Set(StateIdle)
 		case memFree:
 			k := bits.TrailingZeros32(left)
 			p := r*frab.FrameGroupsPerRegion + uint64(k)
@@ -420,53 +421,53 @@ func (a *AFM) Eval() {
 			a.rsv.Set(left &^ (1 << k))
 		}
 
-	case sVDraw:
+	case StateVDraw:
 		if p, ok := lfsr.Pick(a.LFSR.State.Get(), a.cfg.LFSRWidth, a.cfg.NFG); ok {
 			a.cur.Set(p)
-			a.state.Set(sVRead)
+			a.state.Set(StateVRead)
 		} else {
 			lfsrEn = true
 		}
 
-	case sVRead:
+	case StateVRead:
 		if memFree {
 			mem = memReq{valid: true, addr: a.addr(a.cur.Q())}
-			a.state.Set(sVWait)
+			a.state.Set(StateVWait)
 		}
 
-	case sVWait:
+	case StateVWait:
 		if a.Mem.RespValid.Get() {
 			w := a.Mem.RespData.Get()
 			if ipgt.Victim(w) {
 				a.curWord.Set(w)
-				a.state.Set(sVWrite)
+				a.state.Set(StateVWrite)
 			} else {
-				a.state.Set(sIdle)
+				a.state.Set(StateIdle)
 			}
 		}
 
-	case sVWrite:
+	case StateVWrite:
 		if memFree && space {
 			push = pushReq{valid: true, pfgn: a.cur.Q(), swap: true}
 			mem = memReq{valid: true, write: true, addr: a.addr(a.cur.Q()), wdata: ipgt.PickVictim(a.curWord.Q())}
-			a.state.Set(sIdle)
+			a.state.Set(StateIdle)
 		}
 	}
 
 	a.load(mem, push, cmd, lfsrEn)
 }
 
-// pick is the round-robin arbiter of sIdle: the first requester after the
-// one served last. It returns numReq when nobody requests.
+// pick is the round-robin arbiter of StateIdle: the first requester after the
+// one served last. It returns NumReq when nobody requests.
 func (a *AFM) pick(mapFull, swFull, refill bool) uint8 {
-	want := [numReq]bool{mapFull, swFull, refill}
-	for k := uint8(1); k <= numReq; k++ {
-		r := (a.last.Q() + k) % numReq
+	want := [NumReq]bool{mapFull, swFull, refill}
+	for k := uint8(1); k <= NumReq; k++ {
+		r := (a.last.Q() + k) % NumReq
 		if want[r] {
 			return r
 		}
 	}
-	return numReq
+	return NumReq
 }
 
 // load moves this cycle's requests into the output registers; a request

@@ -138,12 +138,13 @@ func NewCmdPorts(s *rtl.Sim, path string, cfg Config) Ports {
 // CmdFire reports a command transfer in this cycle.
 func (p Ports) CmdFire() bool { return p.CmdValid.Get() && p.CmdReady.Get() }
 
-// FSM states.
+// FSM states, in the encoding of the state register (the Verilog uses the
+// same values).
 const (
-	stateInit   uint8 = iota // sweep: one word written per cycle
-	stateIdle                // cmd_ready high
-	stateAccess              // the word read in the last cycle is on the SRAM output
-	stateBits   = 2
+	StateInit   uint8 = iota // sweep: one word written per cycle
+	StateIdle                // cmd_ready high
+	StateAccess              // the word read in the last cycle is on the SRAM output
+	StateBits   = 2
 )
 
 // FrAB is the bitmap SRAM, its sweep counter and the command FSM. A command
@@ -172,7 +173,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*FrAB, error) {
 	f := &FrAB{Ports: p, cfg: cfg}
 	s.Add(f, path)
 	f.sram = rtl.NewSRAM[Word](&f.Base, "bitmap", rtl.SRAMConfig{Depth: cfg.Words(), Width: cfg.WordWidth(), Ports: 1, ReadLatency: 1})
-	f.state = rtl.NewReg(&f.Base, "state", stateBits, stateInit)
+	f.state = rtl.NewReg(&f.Base, "state", StateBits, StateInit)
 	f.sweep = rtl.NewReg[uint32](&f.Base, "sweep", max(1, bits.Len(uint(cfg.Words()))), 0)
 	f.op = rtl.NewReg[uint8](&f.Base, "op", OpBits, 0)
 	f.addr = rtl.NewReg[uint64](&f.Base, "addr", cfg.RegionBits(), 0)
@@ -189,8 +190,8 @@ func (f *FrAB) Config() Config { return f.cfg }
 // Drive shows readiness, the FIND response and init_done.
 func (f *FrAB) Drive() {
 	st := f.state.Q()
-	f.CmdReady.Set(st == stateIdle)
-	f.InitDone.Set(st != stateInit)
+	f.CmdReady.Set(st == StateIdle)
+	f.InitDone.Set(st != StateInit)
 	f.RspValid.Set(f.rsp.Q())
 	f.RspFound.Set(f.found.Q())
 	f.RspRegion.Set(f.where.Q())
@@ -203,22 +204,22 @@ func (f *FrAB) Eval() {
 	}
 	w := uint64(f.cfg.WordWidth())
 	switch f.state.Q() {
-	case stateInit:
+	case StateInit:
 		a := f.sweep.Q()
 		f.sram.Write(0, int(a), f.cfg.InitWord(int(a)))
 		f.sweep.Set(a + 1)
 		if int(a)+1 == f.cfg.Words() {
-			f.state.Set(stateIdle)
+			f.state.Set(StateIdle)
 		}
-	case stateIdle:
+	case StateIdle:
 		if f.CmdFire() {
 			r := f.CmdRegion.Get()
 			f.sram.Read(0, int(r/w))
 			f.op.Set(f.CmdOp.Get())
 			f.addr.Set(r)
-			f.state.Set(stateAccess)
+			f.state.Set(StateAccess)
 		}
-	case stateAccess:
+	case StateAccess:
 		r := f.addr.Q()
 		word := f.sram.RData(0)
 		switch Op(f.op.Q()) {
@@ -234,7 +235,7 @@ func (f *FrAB) Eval() {
 		case Clear:
 			f.sram.Write(0, int(r/w), word.With(int(r%w), false))
 		}
-		f.state.Set(stateIdle)
+		f.state.Set(StateIdle)
 	}
 }
 
