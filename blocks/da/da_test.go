@@ -225,3 +225,46 @@ func TestSoftwareOpsOnQueuedFrameGroup(t *testing.T) {
 	assert.False(t, y.p.DstValid.Get())
 	require.NoError(t, y.mem.Err())
 }
+
+// TestOpsNotStarvedInVictimMode: with every frame-group protected the AFM
+// draws victims forever, but each draw is one transaction and the arbiter
+// is round-robin, so map writes and software ops are still accepted within
+// two transactions and written in order.
+func TestOpsNotStarvedInVictimMode(t *testing.T) {
+	const lat = 30
+	table := make([]uint64, 256)
+	for i := range table {
+		table[i] = ipgt.Protected
+	}
+	y := newSystem(t, smallConfig(256, 4, 4, 32), fastMemory(lat), table, checked)
+	y.waitFor("init_done", y.p.InitDone.Get, 100)
+	for range 5000 { // the first pass clears the stale FrAB bits
+		y.step()
+	}
+	for i := range 20 {
+		start := y.sim.Cycle()
+		if i%2 == 0 {
+			y.mapTo(uint64(i), 7, uint64(1000+i))
+		} else {
+			y.sw(afm.OpFree, uint64(i))
+		}
+		require.LessOrEqual(t, y.sim.Cycle()-start, uint64(2*(lat+10)), "op %d waited too long", i)
+	}
+	y.settleOps()
+	for i := range 20 {
+		w := y.mem.Peek(i)
+		switch {
+		case i%2 == 1:
+			assert.Contains(t, []uint64{ipgt.Freed, ipgt.Reserve(ipgt.Freed)}, w, "entry %d freed (and perhaps reserved)", i)
+		default:
+			assert.Contains(t, []uint64{ipgt.Mapped(7, uint64(1000+i)), ipgt.PickVictim(ipgt.Mapped(7, uint64(1000+i)))}, w, "entry %d mapped (and perhaps picked)", i)
+		}
+	}
+}
+
+// settleOps runs long enough for every accepted op to be written.
+func (y *system) settleOps() {
+	for range 2000 {
+		y.step()
+	}
+}
