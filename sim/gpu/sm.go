@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/blocks/ptw"
 	"github.com/uvmmu/uvmmu/blocks/tlb"
 	"github.com/uvmmu/uvmmu/rtl"
 	"github.com/uvmmu/uvmmu/sim/workload"
@@ -71,8 +72,8 @@ type SM struct {
 	TLBReq   *rtl.Decoupled[tlb.Lookup] // to the L1 TLB; Requester = warp slot
 	TLBResp  tlb.ResponsePort           // from the L1 TLB
 	Frozen   *rtl.Wire[bool]            // the L1 TLB's freeze input, observed
-	WalkReq  *rtl.Decoupled[tlb.Lookup] // misses to the GMMU; Requester = ID<<WarpBits | warp
-	Replay   *rtl.Decoupled[tlb.Lookup] // resolved misses back from the GMMU
+	WalkReq  *rtl.Decoupled[ptw.Walk]   // misses to the GMMU; Requester = ID<<WarpBits | warp
+	Replay   *rtl.Decoupled[ptw.Walk]   // resolved misses back from the GMMU
 	DataReq  *rtl.Decoupled[DataReq]    // to GPU DRAM
 	DataResp *rtl.Decoupled[DataReq]    // from GPU DRAM
 	Resident *rtl.Wire[uint8]           // warps in the SM, for the dispatcher
@@ -161,8 +162,8 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 		TLBReq:     l1.Req,
 		TLBResp:    l1.Resp,
 		Frozen:     l1.Frozen,
-		WalkReq:    rtl.NewDecoupledOf[tlb.Lookup](s, path+".walk_req", tlb.LookupBits),
-		Replay:     rtl.NewDecoupledOf[tlb.Lookup](s, path+".replay", tlb.LookupBits),
+		WalkReq:    rtl.NewDecoupledOf[ptw.Walk](s, path+".walk_req", ptw.WalkBits),
+		Replay:     rtl.NewDecoupledOf[ptw.Walk](s, path+".replay", ptw.WalkBits),
 		DataReq:    rtl.NewDecoupledOf[DataReq](s, path+".data_req", DataReqWidth),
 		DataResp:   rtl.NewDecoupledOf[DataReq](s, path+".data_resp", DataReqWidth),
 		Resident:   rtl.NewWire[uint8](s, path+".resident", WarpBits+1),
@@ -229,7 +230,8 @@ func (m *SM) Drive() {
 		m.TLBReq.Bits.Set(unpackLookup(m.tq.At(int(m.tqHead.Q())).Q()))
 	}
 	m.WalkReq.Valid.Set(m.missValid.Q())
-	m.WalkReq.Bits.Set(unpackLookup(m.miss.Q()))
+	l := unpackLookup(m.miss.Q())
+	m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester})
 	m.DataReq.Valid.Set(m.dreqValid.Q())
 	d := m.dreq.Q()
 	m.DataReq.Bits.Set(DataReq{Warp: uint8(d & (MaxWarps - 1)), Lines: uint8(d >> WarpBits)})
@@ -297,9 +299,8 @@ func (m *SM) Eval() {
 		}
 	}
 	if m.Replay.Fire() {
-		l := m.Replay.Bits.Get()
-		l.Requester &= MaxWarps - 1
-		push(l.Pack())
+		w := m.Replay.Bits.Get()
+		push(tlb.Lookup{VPN: w.VPN, Requester: w.Requester & (MaxWarps - 1)}.Pack())
 		inflight--
 	}
 	if m.parkFill.Q() > 0 && !m.Frozen.Get() {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/blocks/ptw"
 	"github.com/uvmmu/uvmmu/blocks/tlb"
 	"github.com/uvmmu/uvmmu/rtl"
 	"github.com/uvmmu/uvmmu/sim/workload"
@@ -75,7 +76,7 @@ func (w *walker) Drive() {
 	l, ok := w.head()
 	w.sm.WalkReq.Ready.Set(w.fillN.Q() < 64)
 	w.sm.Replay.Valid.Set(ok)
-	w.sm.Replay.Bits.Set(l)
+	w.sm.Replay.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester})
 	w.fill.Valid.Set(ok)
 	w.fill.Bits.Set(l.VPN)
 	w.fill.PTE.Set(pte.Local(l.VPN))

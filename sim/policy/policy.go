@@ -1,0 +1,33 @@
+// Package policy holds the migration policies of SPEC 6.4, each selected by
+// name: ideal (every page local), um (the fault-based NVIDIA UM baseline as
+// the UVMSmart simulator models it) and uvmmu (the hardware migration path
+// with the Destination Allocator). A policy attaches its blocks behind the
+// system's router (package system).
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/system"
+)
+
+// Names lists the policies in the order uvmsim list shows them.
+func Names() []string { return []string{"ideal"} }
+
+// Describe is a one-line summary of each policy, for uvmsim list.
+var Describe = map[string]string{
+	"ideal": "every page local from the start (upper bound)",
+	"um":    "fault-based NVIDIA UM: far faults, 45 us driver handling, TLB freeze, tree prefetcher, LRU 2 MB eviction",
+	"uvmmu": "hardware migration: DA destination, PME page-group transfer critical page first, swap on oversubscription",
+}
+
+// New builds the named policy for cfg.
+func New(name string, cfg *config.Config) (system.Policy, error) {
+	switch name {
+	case "ideal":
+		return &Ideal{}, nil
+	}
+	return nil, fmt.Errorf("run.policy: unknown policy %q; allowed: %s", name, strings.Join(Names(), ", "))
+}

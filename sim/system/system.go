@@ -1,0 +1,320 @@
+// Package system composes the single-GPU + PCIe system of SPEC 6 from rtl
+// blocks and runs a workload on it under a migration policy:
+//
+//	dispatcher ─► SM[i] ◄─► L1 TLB[i]        (sim/gpu, blocks/tlb)
+//	               │  └─ misses ─► walk arbiter ─► GMMU (walk queue, walkers,
+//	               │                                page table; blocks/ptw)
+//	               │                                   │ results
+//	               │  ◄── fill + replay ── router ◄────┘
+//	               │                         │ remote PTE    ▲ migrated
+//	               │                         ▼               │
+//	               │                      migration policy (sim/policy):
+//	               │                      DA, PME, driver, PCIe link ...
+//	               └─ loads ─► GPU DRAM data path
+//
+// The policy owns everything after "remote PTE": it is the only part that
+// differs between runs of the same workload. Package policy holds the
+// policies; this package holds the fabric, the run loop, the watchdog and
+// the results.
+package system
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/blocks/ptw"
+	"github.com/uvmmu/uvmmu/blocks/tlb"
+	"github.com/uvmmu/uvmmu/rtl"
+	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/gpu"
+	"github.com/uvmmu/uvmmu/sim/workload"
+)
+
+// Policy is a migration policy: the blocks that resolve remote PTEs and
+// everything they need (allocator, migration engine, driver, link).
+type Policy interface {
+	// Name is the policy's registry name.
+	Name() string
+	// Attach adds the policy's blocks to s, connects them to the router's
+	// Remote and Migrated ports, the GMMU's Update port, the TLBs'
+	// freeze and shootdown ports and the dispatcher's host ports, and
+	// loads the initial page table.
+	Attach(s *System) error
+	// Stats reads the policy's counters between cycles.
+	Stats() PolicyStats
+	// Check verifies the policy's invariants (SPEC 6.5) between cycles.
+	Check() error
+	// Busy names the policy's units that hold unfinished work, for the
+	// watchdog's report.
+	Busy() []string
+}
+
+// PolicyStats are the migration counters every policy reports.
+type PolicyStats struct {
+	FarFaults    uint64 // faults the driver handled (um)
+	Migrations   uint64 // page-groups or pages migrated to the GPU
+	Evictions    uint64 // page-groups or pages evicted to the host
+	PCIeH2DBytes uint64
+	PCIeD2HBytes uint64
+}
+
+// System is the composed GPU: its rtl simulator, the blocks of the
+// fabric, and the workload's layout. Policies read and connect its fields.
+type System struct {
+	Cfg      *config.Config
+	Sim      *rtl.Sim
+	Workload workload.Workload
+	Layout   Layout
+	Phases   []workload.Phase
+
+	SMs        []*gpu.SM
+	TLBs       []*tlb.TLB
+	Arbiter    *gpu.WalkArbiter
+	GMMU       *ptw.GMMU
+	Router     *gpu.Router
+	Dispatcher *gpu.Dispatcher
+	Memory     *gpu.Memory
+}
+
+// Options are the run's observation switches, which never change results.
+type Options struct {
+	VCD   io.Writer // waveform output, or nil
+	Trace []string  // hierarchical name patterns to dump
+}
+
+// New builds the system for cfg's workload under policy p.
+func New(cfg *config.Config, p Policy) (*System, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	wl, err := workload.New(cfg.Run.Workload, workload.Params{Scale: cfg.Run.Scale, Seed: cfg.Run.Seed, GraphFile: cfg.Run.GraphFile})
+	if err != nil {
+		return nil, fmt.Errorf("run.workload: %w", err)
+	}
+	layout, err := NewLayout(wl, cfg)
+	if err != nil {
+		return nil, err
+	}
+	sched, err := gpu.ParseScheduler(cfg.GPU.Scheduler)
+	if err != nil {
+		return nil, err
+	}
+	s := &System{
+		Cfg:      cfg,
+		Sim:      rtl.New(rtl.Options{Checked: cfg.Check.Invariants, SkipIdle: cfg.Check.SkipIdle}),
+		Workload: wl,
+		Layout:   layout,
+		Phases:   wl.Phases(),
+	}
+	kernels := gpu.Kernels(s.Phases)
+	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue}
+	var fills []tlb.FillPort
+	for i := 0; i < cfg.GPU.SMs; i++ {
+		path := fmt.Sprintf("sm%d", i)
+		l1, err := tlb.New(s.Sim, path+".l1tlb", tlb.Config{Sets: 1, Ways: cfg.GPU.L1TLBEntries, HitLatency: cfg.GPU.L1TLBLatency})
+		if err != nil {
+			return nil, fmt.Errorf("gpu.l1_tlb_entries: %w", err)
+		}
+		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, gpu.PortsOf(l1))
+		if err != nil {
+			return nil, err
+		}
+		s.SMs = append(s.SMs, sm)
+		s.TLBs = append(s.TLBs, l1)
+		fills = append(fills, l1.Fill)
+	}
+	s.GMMU, err = ptw.New(s.Sim, "gmmu", ptw.Config{
+		Walkers: cfg.GPU.Walkers, QueueDepth: cfg.GPU.WalkQueue, Levels: 1, LevelLatency: cfg.GPU.WalkCycles,
+		BaseVPN: layout.BaseVPN, Pages: layout.Pages,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gpu: %w", err)
+	}
+	if s.Arbiter, err = gpu.NewWalkArbiter(s.Sim, "walk_arbiter", s.SMs, s.GMMU.Req); err != nil {
+		return nil, err
+	}
+	s.Router = gpu.NewRouter(s.Sim, "router", s.GMMU.Resp, s.SMs, fills)
+	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, s.SMs)
+	s.Memory, err = gpu.NewMemory(s.Sim, "dram", gpu.MemoryConfig{
+		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, LineBytes: cfg.GPU.LineBytes,
+		Latency: uint64(cfg.Memory.LatencyCycles), ByteTime: cfg.TransferTime(cfg.Memory.BandwidthGBs),
+	}, s.SMs)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Attach(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// LocalFrame is the GPU frame number of page i of frame-group pfgn.
+func LocalFrame(pfgn uint64, i int) uint64 { return pfgn*PagesPerGroup + uint64(i) }
+
+// LoadGroup writes the 16 PTEs of page-group vpgn before the run: local in
+// frame-group frame, or remote in host frame-group frame.
+func (s *System) LoadGroup(vpgn, frame uint64, remote bool) error {
+	for i := 0; i < PagesPerGroup; i++ {
+		e := pte.Local(LocalFrame(frame, i))
+		if remote {
+			e = pte.Remote(LocalFrame(frame, i))
+		}
+		if err := s.GMMU.Load(vpgn*PagesPerGroup+uint64(i), e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Result is one run's outcome.
+type Result struct {
+	Workload   string  `json:"workload"`
+	Policy     string  `json:"policy"`
+	OversubPct int     `json:"oversub_pct"`
+	Scale      float64 `json:"scale"`
+	Seed       uint64  `json:"seed"`
+
+	Cycles             uint64  `json:"cycles"`
+	WallSeconds        float64 `json:"wall_seconds"`
+	SimCyclesPerSecond float64 `json:"sim_cycles_per_second"`
+	WarpInstrPerSecond float64 `json:"warp_instructions_per_second"`
+	EvaluatedCycles    uint64  `json:"evaluated_cycles"`
+
+	WarpInstructions uint64 `json:"warp_instructions"`
+	MemInstructions  uint64 `json:"memory_instructions"`
+	TLBLookups       uint64 `json:"tlb_lookups"`
+	TLBMisses        uint64 `json:"tlb_misses"`
+	Walks            uint64 `json:"walks"`
+	RemoteWalks      uint64 `json:"remote_walks"`
+	DRAMBytes        uint64 `json:"dram_bytes"`
+
+	FarFaults    uint64 `json:"far_faults"`
+	Migrations   uint64 `json:"migrations"`
+	Evictions    uint64 `json:"evictions"`
+	PCIeH2DBytes uint64 `json:"pcie_h2d_bytes"`
+	PCIeD2HBytes uint64 `json:"pcie_d2h_bytes"`
+
+	FootprintBytes  uint64 `json:"footprint_bytes"`
+	GPUMemoryBytes  uint64 `json:"gpu_memory_bytes"`
+	ManagedCapacity uint64 `json:"managed_capacity_bytes"`
+}
+
+// WallFields are the Result fields that depend on the host machine rather
+// than on the simulation; everything else is deterministic.
+var WallFields = []string{"wall_seconds", "sim_cycles_per_second", "warp_instructions_per_second"}
+
+// Run simulates the workload to its end and reports the result. p must be
+// the policy the system was built with.
+func (s *System) Run(p Policy, opts Options) (Result, error) {
+	if opts.VCD != nil {
+		if err := s.Sim.TraceVCD(opts.VCD, opts.Trace...); err != nil {
+			return Result{}, err
+		}
+		defer s.Sim.CloseTrace()
+	}
+	start := time.Now()
+	s.Sim.Reset()
+	if err := s.loop(p); err != nil {
+		return Result{}, err
+	}
+	wall := time.Since(start).Seconds()
+	return s.result(p, wall), nil
+}
+
+// loop steps the clock until the dispatcher reports the last phase done,
+// checking the invariants and the watchdog between chunks of cycles.
+func (s *System) loop(p Policy) error {
+	cfg := s.Cfg
+	chunk := min(cfg.Check.WatchdogCycles/4+1, 1<<20)
+	if cfg.Check.Invariants {
+		chunk = min(chunk, 1<<14)
+	}
+	lastProgress, lastCycle := s.progress(p), uint64(0)
+	for {
+		done, err := s.Sim.RunUntil(s.Dispatcher.Done.Get, chunk)
+		if err != nil {
+			return fmt.Errorf("system: cycle %d: %w", s.Sim.Cycle(), err)
+		}
+		if err := s.blockErrors(); err != nil {
+			return err
+		}
+		if cfg.Check.Invariants {
+			if err := p.Check(); err != nil {
+				return fmt.Errorf("system: invariant violated at cycle %d: %w", s.Sim.Cycle(), err)
+			}
+		}
+		if done {
+			return nil
+		}
+		now := s.Sim.Cycle()
+		if pr := s.progress(p); pr != lastProgress {
+			lastProgress, lastCycle = pr, now
+		} else if now-lastCycle >= cfg.Check.WatchdogCycles {
+			return fmt.Errorf("system: watchdog: no instruction retired and no page moved for %d cycles (check.watchdog_cycles) at cycle %d; stuck: %s",
+				now-lastCycle, now, strings.Join(s.stuck(p), ", "))
+		}
+	}
+}
+
+func (s *System) blockErrors() error {
+	if err := s.GMMU.Err(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// progress is a number that grows whenever an instruction issues or a
+// page moves.
+func (s *System) progress(p Policy) uint64 {
+	n := uint64(0)
+	for _, m := range s.SMs {
+		n += m.Stats().Issued
+	}
+	ps := p.Stats()
+	return n + ps.Migrations + ps.Evictions + ps.PCIeH2DBytes + ps.PCIeD2HBytes
+}
+
+// stuck names every unit holding unfinished work.
+func (s *System) stuck(p Policy) []string {
+	var names []string
+	for _, m := range s.SMs {
+		if r := m.Resident.Get(); r > 0 {
+			names = append(names, fmt.Sprintf("%s (%d warps resident)", m.Path(), r))
+		}
+	}
+	names = append(names, p.Busy()...)
+	if len(names) == 0 {
+		names = append(names, s.Dispatcher.Path())
+	}
+	return names
+}
+
+func (s *System) result(p Policy, wall float64) Result {
+	cfg := s.Cfg
+	r := Result{
+		Workload: cfg.Run.Workload, Policy: p.Name(), OversubPct: cfg.Run.OversubPct, Scale: cfg.Run.Scale, Seed: cfg.Run.Seed,
+		Cycles: s.Sim.Cycle(), WallSeconds: wall, EvaluatedCycles: s.Sim.Executed(),
+		Walks: s.GMMU.Stats().Walks, RemoteWalks: s.Router.RemoteSeen(), DRAMBytes: s.Memory.Bytes(),
+		FootprintBytes:  s.Workload.Footprint(),
+		GPUMemoryBytes:  uint64(s.Layout.NFG) << GroupShift,
+		ManagedCapacity: uint64(s.Layout.ManagedCapacity) << GroupShift,
+	}
+	for _, m := range s.SMs {
+		st := m.Stats()
+		r.WarpInstructions += st.Issued
+		r.MemInstructions += st.MemIssued
+		r.TLBLookups += st.Lookups
+		r.TLBMisses += st.Misses
+	}
+	ps := p.Stats()
+	r.FarFaults, r.Migrations, r.Evictions = ps.FarFaults, ps.Migrations, ps.Evictions
+	r.PCIeH2DBytes, r.PCIeD2HBytes = ps.PCIeH2DBytes, ps.PCIeD2HBytes
+	if wall > 0 {
+		r.SimCyclesPerSecond = float64(r.Cycles) / wall
+		r.WarpInstrPerSecond = float64(r.WarpInstructions) / wall
+	}
+	return r
+}
