@@ -14,9 +14,11 @@ var vcdPath = flag.String("vcd", "", "TestRefillVCD writes a VCD of a DA refill 
 // through the first refill (all frame-groups free, IPgT latency 20) and a
 // few allocations:
 //
-//	go test ./blocks/da -run TestRefillVCD -vcd refill.vcd
+//	go test ./blocks/da -run TestRefillVCD -vcd /tmp/refill.vcd
 //
-// Without -vcd it checks that the trace is produced and non-empty.
+// (go test runs in the package directory, so a relative path lands in
+// blocks/da). Without -vcd it checks that the trace is produced and
+// non-empty.
 func TestRefillVCD(t *testing.T) {
 	y := newSystem(t, smallConfig(256, 16, 8, 32), fastMemory(20), nil, checked)
 	out := *vcdPath
