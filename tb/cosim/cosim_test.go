@@ -107,13 +107,17 @@ func TestCounterCosim(t *testing.T) {
 	for _, sim := range Simulators {
 		t.Run(sim.Name, func(t *testing.T) {
 			sim.Require(t)
-			exe, err := sim.Build(TestbenchTop("cosim_counter"), []Source{{Name: "tb_cosim_counter.v", Text: tb}, src})
+			exe, err := sim.Build(TestbenchTop("cosim_counter"), nil, []Source{{Name: "tb_cosim_counter.v", Text: tb}, src})
 			require.NoError(t, err)
 
 			// Vectors spanning two chunk files.
 			good, err := Record(&counter{step: 1}, randomEnable(1), DefaultChunkRows+100, t.TempDir(), "good")
 			require.NoError(t, err)
 			require.NoError(t, exe.Check(good))
+
+			missing := good
+			missing.Prefix += ".absent"
+			require.ErrorContains(t, exe.Check(missing), "cannot open vector file")
 
 			bad, err := Record(&counter{step: 3}, randomEnable(2), 1000, t.TempDir(), "bad")
 			require.NoError(t, err)

@@ -25,6 +25,10 @@ func Cycles(t testing.TB, def uint64) uint64 {
 	return n
 }
 
+// LongRun reports whether UVMMU_COSIM_CYCLES is set: tests then run every
+// parameter set under every simulator, with no regard for build time.
+func LongRun() bool { return os.Getenv(CyclesEnv) != "" }
+
 // Case is one co-simulation: a module, its sources, and the Go model and
 // stimulus that produce the golden vectors.
 type Case struct {
@@ -35,6 +39,8 @@ type Case struct {
 	DUT     DUT
 	Stim    Stimulus
 	Cycles  uint64
+	// Simulators to run; nil means all of Simulators.
+	Simulators []Simulator
 }
 
 // Run records the vectors once and checks them under every simulator as
@@ -55,10 +61,14 @@ func Run(t *testing.T, c Case) {
 		t.Fatalf("%s: recording the Go model: %v", c.Top, err)
 	}
 	sources := append([]Source{{Name: TestbenchTop(c.Top) + ".v", Text: tb}}, c.Sources...)
-	for _, sim := range Simulators {
+	sims := c.Simulators
+	if sims == nil {
+		sims = Simulators
+	}
+	for _, sim := range sims {
 		t.Run(sim.Name, func(t *testing.T) {
 			sim.Require(t)
-			exe, err := sim.Build(TestbenchTop(c.Top), sources)
+			exe, err := sim.Build(TestbenchTop(c.Top), nil, sources)
 			if err != nil {
 				t.Fatal(err)
 			}

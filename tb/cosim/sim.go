@@ -28,7 +28,7 @@ type Simulator struct {
 	tools   []string
 	// build compiles files in dir; argv is the command that runs a build
 	// kept in dir.
-	build func(dir, top string, files []string) error
+	build func(dir, top string, params, files []string, trace bool) error
 	argv  func(dir string) []string
 }
 
@@ -77,17 +77,34 @@ func RequireTool(t testing.TB, missing error) {
 	t.Skipf("%v", missing)
 }
 
-func buildIcarus(dir, top string, files []string) error {
-	args := append([]string{"-g2012", "-Wall", "-s", top, "-o", filepath.Join(dir, "sim.vvp")}, files...)
+// buildIcarus compiles with iverilog; Icarus dumps VCD without a special
+// build, so trace is ignored.
+func buildIcarus(dir, top string, params, files []string, _ bool) error {
+	args := []string{"-g2012", "-Wall", "-s", top, "-o", filepath.Join(dir, "sim.vvp")}
+	for _, p := range params {
+		args = append(args, "-P"+top+"."+p)
+	}
+	args = append(args, files...)
 	if msg, err := exec.Command("iverilog", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("iverilog %s: %v\n%s", strings.Join(args, " "), err, msg)
 	}
 	return nil
 }
 
-func buildVerilator(dir, top string, files []string) error {
-	args := append([]string{"--binary", "-j", "2", "--trace", "--top-module", top,
-		"-Mdir", filepath.Join(dir, "obj"), "-o", "sim"}, files...)
+// buildVerilator runs verilator --binary with at most two compile jobs. The
+// C++ is compiled without optimisation: the builds dominate the test time,
+// and the simulations they run are short. Only a traced build can dump VCD,
+// and tracing slows the build, so it is built on demand.
+func buildVerilator(dir, top string, params, files []string, trace bool) error {
+	args := []string{"--binary", "-j", "2", "--top-module", top, "-Mdir", filepath.Join(dir, "obj"), "-o", "sim",
+		"-MAKEFLAGS", "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0"}
+	if trace {
+		args = append(args, "--trace")
+	}
+	for _, p := range params {
+		args = append(args, "-G"+p)
+	}
+	args = append(args, files...)
 	cmd := exec.Command("verilator", args...)
 	cmd.Dir = dir
 	if msg, err := cmd.CombinedOutput(); err != nil {
@@ -101,6 +118,8 @@ type Executable struct {
 	Sim  string
 	Top  string
 	argv []string
+	// traced builds the same design able to dump VCD (itself for Icarus).
+	traced func() (*Executable, error)
 }
 
 var buildMu sync.Mutex
@@ -117,15 +136,31 @@ func CacheDir() string {
 	return filepath.Join(os.TempDir(), "uvmmu-cosim")
 }
 
-// Build compiles sources with top as the top module. A build with the same
-// simulator, top and source texts is reused from CacheDir, so a Verilator
-// binary is compiled once and then run on any number of vector sets.
-func (s Simulator) Build(top string, sources []Source) (*Executable, error) {
+// Build compiles sources with top as the top module. params override
+// parameters of the top module ("NAME=VALUE", decimal). A build with the
+// same simulator, top, parameters and source texts is reused from CacheDir,
+// so a Verilator binary is compiled once and then run on any number of
+// vector sets.
+func (s Simulator) Build(top string, params []string, sources []Source) (*Executable, error) {
+	e, err := s.build1(top, params, sources, false)
+	if err != nil {
+		return nil, err
+	}
+	e.traced = func() (*Executable, error) {
+		if s.Name == Icarus.Name {
+			return e, nil
+		}
+		return s.build1(top, params, sources, true)
+	}
+	return e, nil
+}
+
+func (s Simulator) build1(top string, params []string, sources []Source, trace bool) (*Executable, error) {
 	if err := s.Available(); err != nil {
 		return nil, err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", s.Name, top)
+	fmt.Fprintf(h, "%s\x00%s\x00%t\x00%s\x00", s.Name, top, trace, strings.Join(params, "\x00"))
 	for _, src := range sources {
 		fmt.Fprintf(h, "%s\x00%d\x00", src.Name, len(src.Text))
 		h.Write(src.Text)
@@ -155,7 +190,7 @@ func (s Simulator) Build(top string, sources []Source) (*Executable, error) {
 			return nil, err
 		}
 	}
-	if err := s.build(tmp, top, files); err != nil {
+	if err := s.build(tmp, top, params, files, trace); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
@@ -207,9 +242,13 @@ func (e *Executable) Check(v Vectors) error {
 		return errors.Join(fmt.Errorf("%s: %s mismatch:\n%s", e.Sim, e.Top, strings.Join(mismatches, "\n")), err)
 	}
 	vcd := filepath.Join(keep, fmt.Sprintf("%s_%s.vcd", e.Top, e.Sim))
-	if _, err := e.Run("vectors="+v.Prefix, fmt.Sprintf("cycles=%d", failCycle+1), "vcd="+vcd); err != nil {
+	traced, err := e.traced()
+	if err != nil {
+		vcd = "(no VCD: building a traced simulation failed: " + err.Error() + ")"
+	} else {
+		traced.Run("vectors="+v.Prefix, fmt.Sprintf("cycles=%d", failCycle+1), "vcd="+vcd)
 		if _, statErr := os.Stat(vcd); statErr != nil {
-			vcd = "(the VCD re-run failed: " + statErr.Error() + ")"
+			vcd = "(no VCD: the re-run wrote none: " + statErr.Error() + ")"
 		}
 	}
 	return fmt.Errorf("%s: %s differs from the Go model:\n%s\nVCD of the run up to the failing cycle: %s",

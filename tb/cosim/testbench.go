@@ -77,6 +77,7 @@ module {{.TB}};
   integer cycle;
   integer chunk_end;
   integer errors;
+  integer fd;
 
   reg clk;
 {{- range .Inputs}}
@@ -113,9 +114,17 @@ module {{.TB}};
       if (cycle % CHUNK_ROWS == 0) begin
         chunk_end = cycles - cycle < CHUNK_ROWS ? cycles - cycle - 1 : CHUNK_ROWS - 1;
         $sformat(chunk_file, "%0s.%06d.hex", prefix, cycle / CHUNK_ROWS);
+        fd = $fopen(chunk_file, "r");
+        if (fd == 0) begin
+          $fatal(1, "{{.TB}}: cannot open vector file %0s", chunk_file);
+        end
+        $fclose(fd);
         $readmemh(chunk_file, rows, 0, chunk_end);
       end
       row = rows[cycle % CHUNK_ROWS];
+      if (^row === 1'bx) begin
+        $fatal(1, "{{.TB}}: vector row %0d is missing or not hex", cycle);
+      end
 {{- range .Inputs}}
       {{.Name}} = {{.Slice}};
 {{- end}}

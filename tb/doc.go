@@ -1,0 +1,18 @@
+// Package tb checks the emitted Verilog against the Go blocks. It holds the
+// DUT adapters that present a Go block through the ports of its Verilog
+// module (for tb/cosim), the seeded random legal stimulus for each, and the
+// tests that run on `go test ./tb/...`:
+//
+//   - every committed module in verilog/rtl matches the generator and passes
+//     `verilator --lint-only -Wall` and `iverilog -g2012 -Wall` with no
+//     output at all;
+//   - every top is co-simulated against its Go model under Icarus and
+//     Verilator, at its default parameters for 100,000 cycles and at two
+//     other parameter sets (regenerated and linted first); set
+//     UVMMU_COSIM_CYCLES to run longer (the long run uses 10,000,000);
+//   - the directed testbenches in tb/directed run the corner cases under
+//     both simulators.
+//
+// Missing simulators skip the tests with the Debian package to install,
+// unless UVMMU_REQUIRE_SIM=1.
+package tb
