@@ -16,7 +16,8 @@ import (
 // modules of its own: uvmmu_da_prio (the FrAB priority-encoder tree),
 // uvmmu_da_frab (the FrAB SRAM, its init sweep and command FSM),
 // uvmmu_da_picker (the victim picker's draw) and uvmmu_da_afm (the AFM and
-// IPgT sequencer); it instantiates uvmmu_dcq and uvmmu_lfsr. Every module is
+// IPgT sequencer), with uvmmu_da_frab_sram (the FrAB's SRAM macro) inside
+// uvmmu_da_frab; it instantiates uvmmu_dcq and uvmmu_lfsr. Every module is
 // generated from blocks/da's configuration and follows docs/da.md.
 
 // daParams are uvmmu_da's parameters (SPEC 5.3) with the defaults of
@@ -59,6 +60,8 @@ func init() {
 		Params: subParams("NFG", "DCQ_DEPTH", "FRAB_WORD", "FG_BITS", "ADDR_W", "IPGT_BASE", "LFSR_WIDTH"), Emit: emitAFM})
 	Register(Emitter{Name: "uvmmu_da_frab", Doc: "DA frame-region availability bitmap: SRAM, init sweep, FIND/SET/CLEAR",
 		Params: subParams("NFG", "FRAB_WORD"), Emit: emitFrAB})
+	Register(Emitter{Name: "uvmmu_da_frab_sram", Doc: "DA FrAB single-port SRAM macro, registered read data",
+		Params: subParams("NFG", "FRAB_WORD"), Emit: emitFrABSRAM})
 	Register(Emitter{Name: "uvmmu_da_picker", Doc: "DA victim picker: folded LFSR draw and range check",
 		Params: subParams("NFG", "LFSR_WIDTH"), Emit: emitPicker})
 	Register(Emitter{Name: "uvmmu_da_prio", Doc: "DA priority-encoder tree: first set bit at or after a position",
@@ -176,6 +179,7 @@ func DAModules(v Values) ([]*vlog.Module, error) {
 	}{
 		{"uvmmu_da_afm", values(c, "NFG", "DCQ_DEPTH", "FRAB_WORD", "FG_BITS", "ADDR_W", "IPGT_BASE", "LFSR_WIDTH")},
 		{"uvmmu_da_frab", values(c, "NFG", "FRAB_WORD")},
+		{"uvmmu_da_frab_sram", values(c, "NFG", "FRAB_WORD")},
 		{"uvmmu_da_picker", values(c, "NFG", "LFSR_WIDTH")},
 		{"uvmmu_da_prio", Values{"WIDTH": uint64(g.fw)}},
 		{"uvmmu_dcq", Values{"DEPTH": uint64(c.DCQDepth), "THRESHOLD": uint64(c.DCQThreshold), "FG_BITS": uint64(c.FGBits)}},
@@ -294,6 +298,41 @@ func emitPicker(v Values) (*vlog.Module, error) {
 	return m, m.Err()
 }
 
+// emitFrABSRAM builds uvmmu_da_frab_sram: the FrAB's single-port SRAM
+// macro (SPEC 5.1: one read/write port, 1-cycle read latency, registered
+// read data), a separate module so that an area flow can replace it with
+// a macro model.
+func emitFrABSRAM(v Values) (*vlog.Module, error) {
+	c, err := daConfig(v)
+	if err != nil {
+		return nil, err
+	}
+	g := newGeometry(c)
+	aw := max(1, g.aw)
+	m := vlog.NewModule("uvmmu_da_frab_sram", Generator)
+	m.Doc(fmt.Sprintf("Single-port SRAM of the DA's FrAB: %d words of %d bits, registered read data (SPEC 5.1).", g.nw, g.fw))
+	pn := m.Param("NFG", c.NFG)
+	pf := m.Param("FRAB_WORD", uint64(c.FrABWord))
+	m.Specialize(pn, pf)
+	clk := m.Input("clk", vlog.Bits(1))
+	we := m.Input("we", vlog.Bits(1))
+	re := m.Input("re", vlog.Bits(1))
+	addr := m.Input("addr", vlog.Bits(aw))
+	wdata := m.Input("wdata", vlog.Bits(g.fw))
+	rdata := m.Output("rdata", vlog.Bits(g.fw))
+	mem := m.Memory("mem_q", g.fw, max(2, g.nw))
+	if g.nw < 2 {
+		mem.Comment("one word is used; a memory has at least two")
+	}
+	rq := m.Reg("rdata_q", g.fw)
+	m.Assign(rdata, rq)
+	m.AlwaysFF(clk,
+		vlog.If(we, vlog.Stmts(vlog.NB(vlog.Word(mem, addr), wdata)), nil),
+		vlog.If(re, vlog.Stmts(vlog.NB(rq, vlog.Word(mem, addr))), nil),
+	)
+	return m, m.Err()
+}
+
 // emitFrAB builds uvmmu_da_frab: the bitmap SRAM (one port, registered read
 // data), the initialisation sweep and the FIND/SET/CLEAR FSM of
 // blocks/frab.
@@ -325,8 +364,12 @@ func emitFrAB(v Values) (*vlog.Module, error) {
 
 	sb := frab.StateBits
 	sw := max(1, bits.Len(uint(g.nw)))
-	mem := m.Memory("bitmap_q", g.fw, max(2, g.nw)).Comment("the SRAM macro: one bit per frame region")
-	rdata := m.Reg("rdata_q", g.fw).Comment("the macro's registered read data")
+	sramAW := max(1, g.aw)
+	sramWE := m.Wire("sram_we", 1)
+	sramRE := m.Wire("sram_re", 1)
+	sramAddr := m.Wire("sram_addr", sramAW)
+	sramWData := m.Wire("sram_wdata", g.fw)
+	rdata := m.Wire("sram_rdata", g.fw).Comment("the macro's registered read data")
 	state := m.Reg("state_q", sb)
 	sweep := m.Reg("sweep_q", sw).Comment("next word of the initialisation sweep")
 	op := m.Reg("op_q", frab.OpBits)
@@ -378,6 +421,21 @@ func emitFrAB(v Values) (*vlog.Module, error) {
 	}
 	initWord := vlog.Mux(vlog.Eq(sweep, vlog.Lit(sw, uint64(g.nw-1))), lastWord, vlog.Ones(g.fw))
 
+	m.Comment("the macro's one port: the sweep and SET/CLEAR write, an accepted command reads")
+	inInit := vlog.Eq(state, st(frab.StateInit))
+	isSet := vlog.Eq(op, vlog.Lit(frab.OpBits, uint64(frab.Set)))
+	m.Assign(sramWE, vlog.LOr(inInit, vlog.LAnd(vlog.Eq(state, st(frab.StateAccess)),
+		vlog.LOr(isSet, vlog.Eq(op, vlog.Lit(frab.OpBits, uint64(frab.Clear)))))))
+	m.Assign(sramRE, vlog.LAnd(vlog.Eq(state, st(frab.StateIdle)), cmdValid))
+	m.Assign(sramAddr, vlog.Mux(inInit, sweepAddr, vlog.Mux(vlog.Eq(state, st(frab.StateIdle)), wordOf(cmdRegion), wordOf(addr))))
+	m.Assign(sramWData, vlog.Mux(inInit, initWord, vlog.Mux(isSet, vlog.Or(rdata, onehot), vlog.And(rdata, vlog.Not(onehot)))))
+	sram, err := emitFrABSRAM(values(c, "NFG", "FRAB_WORD"))
+	if err != nil {
+		return nil, err
+	}
+	m.Instance(sram, "u_sram", vlog.Port("clk", clk), vlog.Port("we", sramWE), vlog.Port("re", sramRE),
+		vlog.Port("addr", sramAddr), vlog.Port("wdata", sramWData), vlog.Port("rdata", rdata))
+
 	m.AlwaysFF(clk, vlog.If(rst, vlog.Stmts(
 		vlog.NB(state, st(frab.StateInit)),
 		vlog.NB(sweep, vlog.Zero(sw)),
@@ -390,12 +448,10 @@ func emitFrAB(v Values) (*vlog.Module, error) {
 		vlog.If(rsp, vlog.Stmts(vlog.NB(rsp, vlog.False)), nil),
 		vlog.Case(state, []vlog.CaseItem{
 			vlog.When([]vlog.Expr{st(frab.StateInit)},
-				vlog.NB(vlog.Word(mem, sweepAddr), initWord),
 				vlog.NB(sweep, vlog.Add(sweep, vlog.Lit(sw, 1))),
 				vlog.If(vlog.Eq(sweep, vlog.Lit(sw, uint64(g.nw-1))), vlog.Stmts(vlog.NB(state, st(frab.StateIdle))), nil)),
 			vlog.When([]vlog.Expr{st(frab.StateIdle)},
 				vlog.If(cmdValid, vlog.Stmts(
-					vlog.NB(rdata, vlog.Word(mem, wordOf(cmdRegion))),
 					vlog.NB(op, cmdOp),
 					vlog.NB(addr, cmdRegion),
 					vlog.NB(state, st(frab.StateAccess)),
@@ -406,10 +462,6 @@ func emitFrAB(v Values) (*vlog.Module, error) {
 						vlog.NB(rsp, vlog.True),
 						vlog.NB(found, encFound),
 						vlog.If(encFound, vlog.Stmts(vlog.NB(where, foundRegion)), nil)),
-					vlog.When([]vlog.Expr{vlog.Lit(frab.OpBits, uint64(frab.Set))},
-						vlog.NB(vlog.Word(mem, wordOf(addr)), vlog.Or(rdata, onehot))),
-					vlog.When([]vlog.Expr{vlog.Lit(frab.OpBits, uint64(frab.Clear))},
-						vlog.NB(vlog.Word(mem, wordOf(addr)), vlog.And(rdata, vlog.Not(onehot)))),
 				}, nil),
 				vlog.NB(state, st(frab.StateIdle))),
 		}, nil),

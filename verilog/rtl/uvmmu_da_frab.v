@@ -27,10 +27,12 @@ module uvmmu_da_frab #(
     end
   endgenerate
 
-  // the SRAM macro: one bit per frame region
-  reg [255:0] bitmap_q [0:21];
+  wire sram_we;
+  wire sram_re;
+  wire [4:0] sram_addr;
+  wire [255:0] sram_wdata;
   // the macro's registered read data
-  reg [255:0] rdata_q;
+  wire [255:0] sram_rdata;
   reg [1:0] state_q;
   // next word of the initialisation sweep
   reg [4:0] sweep_q;
@@ -54,13 +56,28 @@ module uvmmu_da_frab #(
   assign pos = addr_q[7:0];
 
   uvmmu_da_prio #(.WIDTH(256)) u_prio (
-    .word(rdata_q),
+    .word(sram_rdata),
     .from(pos),
     .found(enc_found),
     .index(enc_index)
   );
 
   assign onehot = {pos == 8'd255, pos == 8'd254, pos == 8'd253, pos == 8'd252, pos == 8'd251, pos == 8'd250, pos == 8'd249, pos == 8'd248, pos == 8'd247, pos == 8'd246, pos == 8'd245, pos == 8'd244, pos == 8'd243, pos == 8'd242, pos == 8'd241, pos == 8'd240, pos == 8'd239, pos == 8'd238, pos == 8'd237, pos == 8'd236, pos == 8'd235, pos == 8'd234, pos == 8'd233, pos == 8'd232, pos == 8'd231, pos == 8'd230, pos == 8'd229, pos == 8'd228, pos == 8'd227, pos == 8'd226, pos == 8'd225, pos == 8'd224, pos == 8'd223, pos == 8'd222, pos == 8'd221, pos == 8'd220, pos == 8'd219, pos == 8'd218, pos == 8'd217, pos == 8'd216, pos == 8'd215, pos == 8'd214, pos == 8'd213, pos == 8'd212, pos == 8'd211, pos == 8'd210, pos == 8'd209, pos == 8'd208, pos == 8'd207, pos == 8'd206, pos == 8'd205, pos == 8'd204, pos == 8'd203, pos == 8'd202, pos == 8'd201, pos == 8'd200, pos == 8'd199, pos == 8'd198, pos == 8'd197, pos == 8'd196, pos == 8'd195, pos == 8'd194, pos == 8'd193, pos == 8'd192, pos == 8'd191, pos == 8'd190, pos == 8'd189, pos == 8'd188, pos == 8'd187, pos == 8'd186, pos == 8'd185, pos == 8'd184, pos == 8'd183, pos == 8'd182, pos == 8'd181, pos == 8'd180, pos == 8'd179, pos == 8'd178, pos == 8'd177, pos == 8'd176, pos == 8'd175, pos == 8'd174, pos == 8'd173, pos == 8'd172, pos == 8'd171, pos == 8'd170, pos == 8'd169, pos == 8'd168, pos == 8'd167, pos == 8'd166, pos == 8'd165, pos == 8'd164, pos == 8'd163, pos == 8'd162, pos == 8'd161, pos == 8'd160, pos == 8'd159, pos == 8'd158, pos == 8'd157, pos == 8'd156, pos == 8'd155, pos == 8'd154, pos == 8'd153, pos == 8'd152, pos == 8'd151, pos == 8'd150, pos == 8'd149, pos == 8'd148, pos == 8'd147, pos == 8'd146, pos == 8'd145, pos == 8'd144, pos == 8'd143, pos == 8'd142, pos == 8'd141, pos == 8'd140, pos == 8'd139, pos == 8'd138, pos == 8'd137, pos == 8'd136, pos == 8'd135, pos == 8'd134, pos == 8'd133, pos == 8'd132, pos == 8'd131, pos == 8'd130, pos == 8'd129, pos == 8'd128, pos == 8'd127, pos == 8'd126, pos == 8'd125, pos == 8'd124, pos == 8'd123, pos == 8'd122, pos == 8'd121, pos == 8'd120, pos == 8'd119, pos == 8'd118, pos == 8'd117, pos == 8'd116, pos == 8'd115, pos == 8'd114, pos == 8'd113, pos == 8'd112, pos == 8'd111, pos == 8'd110, pos == 8'd109, pos == 8'd108, pos == 8'd107, pos == 8'd106, pos == 8'd105, pos == 8'd104, pos == 8'd103, pos == 8'd102, pos == 8'd101, pos == 8'd100, pos == 8'd99, pos == 8'd98, pos == 8'd97, pos == 8'd96, pos == 8'd95, pos == 8'd94, pos == 8'd93, pos == 8'd92, pos == 8'd91, pos == 8'd90, pos == 8'd89, pos == 8'd88, pos == 8'd87, pos == 8'd86, pos == 8'd85, pos == 8'd84, pos == 8'd83, pos == 8'd82, pos == 8'd81, pos == 8'd80, pos == 8'd79, pos == 8'd78, pos == 8'd77, pos == 8'd76, pos == 8'd75, pos == 8'd74, pos == 8'd73, pos == 8'd72, pos == 8'd71, pos == 8'd70, pos == 8'd69, pos == 8'd68, pos == 8'd67, pos == 8'd66, pos == 8'd65, pos == 8'd64, pos == 8'd63, pos == 8'd62, pos == 8'd61, pos == 8'd60, pos == 8'd59, pos == 8'd58, pos == 8'd57, pos == 8'd56, pos == 8'd55, pos == 8'd54, pos == 8'd53, pos == 8'd52, pos == 8'd51, pos == 8'd50, pos == 8'd49, pos == 8'd48, pos == 8'd47, pos == 8'd46, pos == 8'd45, pos == 8'd44, pos == 8'd43, pos == 8'd42, pos == 8'd41, pos == 8'd40, pos == 8'd39, pos == 8'd38, pos == 8'd37, pos == 8'd36, pos == 8'd35, pos == 8'd34, pos == 8'd33, pos == 8'd32, pos == 8'd31, pos == 8'd30, pos == 8'd29, pos == 8'd28, pos == 8'd27, pos == 8'd26, pos == 8'd25, pos == 8'd24, pos == 8'd23, pos == 8'd22, pos == 8'd21, pos == 8'd20, pos == 8'd19, pos == 8'd18, pos == 8'd17, pos == 8'd16, pos == 8'd15, pos == 8'd14, pos == 8'd13, pos == 8'd12, pos == 8'd11, pos == 8'd10, pos == 8'd9, pos == 8'd8, pos == 8'd7, pos == 8'd6, pos == 8'd5, pos == 8'd4, pos == 8'd3, pos == 8'd2, pos == 8'd1, pos == 8'd0};
+
+  // the macro's one port: the sweep and SET/CLEAR write, an accepted command reads
+  assign sram_we = (state_q == 2'd0) || ((state_q == 2'd2) && ((op_q == 2'd1) || (op_q == 2'd2)));
+  assign sram_re = (state_q == 2'd1) && cmd_valid;
+  assign sram_addr = (state_q == 2'd0) ? sweep_q[4:0] : ((state_q == 2'd1) ? cmd_region[12:8] : addr_q[12:8]);
+  assign sram_wdata = (state_q == 2'd0) ? ((sweep_q == 5'd21) ? {256{1'b1}} : {256{1'b1}}) : ((op_q == 2'd1) ? (sram_rdata | onehot) : (sram_rdata & ~onehot));
+
+  uvmmu_da_frab_sram #(.NFG(180224), .FRAB_WORD(256)) u_sram (
+    .clk(clk),
+    .we(sram_we),
+    .re(sram_re),
+    .addr(sram_addr),
+    .wdata(sram_wdata),
+    .rdata(sram_rdata)
+  );
 
   always @(posedge clk) begin
     if (rst) begin
@@ -77,7 +94,6 @@ module uvmmu_da_frab #(
       end
       case (state_q)
         2'd0: begin
-          bitmap_q[sweep_q[4:0]] <= (sweep_q == 5'd21) ? {256{1'b1}} : {256{1'b1}};
           sweep_q <= sweep_q + 5'd1;
           if (sweep_q == 5'd21) begin
             state_q <= 2'd1;
@@ -85,7 +101,6 @@ module uvmmu_da_frab #(
         end
         2'd1: begin
           if (cmd_valid) begin
-            rdata_q <= bitmap_q[cmd_region[12:8]];
             op_q <= cmd_op;
             addr_q <= cmd_region;
             state_q <= 2'd2;
@@ -99,12 +114,6 @@ module uvmmu_da_frab #(
               if (enc_found) begin
                 rsp_region_q <= {addr_q[12:8], enc_index};
               end
-            end
-            2'd1: begin
-              bitmap_q[addr_q[12:8]] <= rdata_q | onehot;
-            end
-            2'd2: begin
-              bitmap_q[addr_q[12:8]] <= rdata_q & ~onehot;
             end
             default: begin
             end
