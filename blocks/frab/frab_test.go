@@ -141,3 +141,50 @@ func TestPriorityEncoderRandom(t *testing.T) {
 	}
 	assert.Equal(t, bits.Len(MaxWordBits)-1, EncoderDepth(MaxWordBits))
 }
+
+// TestRandomCommandsAgainstReference issues random FIND, SET and CLEAR
+// commands with random gaps to bitmaps of random geometry and checks every
+// FIND response, its timing, and the final contents against a bool array.
+func TestRandomCommandsAgainstReference(t *testing.T) {
+	for seed := range uint64(6) {
+		rng := rand.New(rand.NewPCG(seed, 77))
+		cfg := Config{Regions: 1 + rng.IntN(3000), WordBits: 32 << rng.IntN(5)}
+		b := newBench(t, cfg)
+		_, err := b.sim.RunUntil(func() bool { return b.p.InitDone.Get() }, uint64(cfg.Words()+1))
+		require.NoError(t, err)
+		ref := make([]bool, cfg.Regions)
+		for i := range ref {
+			ref[i] = true
+		}
+		w := cfg.WordWidth()
+		for range 3000 {
+			r := rng.IntN(cfg.Regions)
+			switch op := Op(rng.IntN(3)); op {
+			case Find:
+				got, ok, lat := b.find(uint64(r))
+				require.Equal(t, uint64(2), lat)
+				want, wantOK := 0, false
+				for i := r; i < (r/w+1)*w && i < cfg.Regions; i++ {
+					if ref[i] {
+						want, wantOK = i, true
+						break
+					}
+				}
+				require.Equal(t, wantOK, ok, "seed %d FIND %d", seed, r)
+				if ok {
+					require.Equal(t, uint64(want), got, "seed %d FIND %d", seed, r)
+				}
+			default:
+				b.command(op, uint64(r))
+				ref[r] = op == Set
+			}
+			for range rng.IntN(3) {
+				require.NoError(t, b.sim.Step())
+			}
+		}
+		require.NoError(t, b.sim.Run(3))
+		for i := range cfg.Words() * w {
+			require.Equal(t, i < cfg.Regions && ref[i], b.f.RegionSet(i), "seed %d region %d", seed, i)
+		}
+	}
+}
