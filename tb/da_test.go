@@ -320,6 +320,10 @@ func TestCosimDA(t *testing.T) {
 			"ADDR_W": 24, "IPGT_BASE": 0x1000, "LFSR_WIDTH": 12, "LFSR_SEED": 0x5a5}, sweepCycles}, mem(17, 3), 0.3, true, true},
 		{paramSet{"nfg3000_dcq16_word64", gen.Values{"NFG": 3000, "DCQ_DEPTH": 16, "DCQ_THRESHOLD": 16, "FRAB_WORD": 64, "FG_BITS": 20,
 			"ADDR_W": 32, "IPGT_BASE": 0x80000, "LFSR_WIDTH": 24, "LFSR_SEED": 0xabcde}, sweepCycles}, mem(60, 8), 0.02, true, false},
+		// NFG = 2^FG_BITS and a power of two (no op is out of range, no draw
+		// is rejected); the 64 regions fit one narrowed FrAB word.
+		{paramSet{"nfg2048_fg11_oneword", gen.Values{"NFG": 2048, "DCQ_DEPTH": 4, "DCQ_THRESHOLD": 2, "FRAB_WORD": 512, "FG_BITS": 11,
+			"ADDR_W": 14, "IPGT_BASE": 0, "LFSR_WIDTH": 11, "LFSR_SEED": 0x581}, sweepCycles}, mem(5, 40), 0.1, true, false},
 	} {
 		t.Run(ps.name, func(t *testing.T) {
 			srcs := emitDA(t, ps.values)
