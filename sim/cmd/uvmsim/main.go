@@ -57,7 +57,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-const commands = "commands: run, list (uvmsim COMMAND --help for flags)"
+const commands = "commands: run, sweep, experiment, list (uvmsim COMMAND --help for flags)"
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -66,6 +66,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "sweep":
+		return sweepCmd(args[1:], stdout, stderr)
+	case "experiment":
+		return experimentCmd(args[1:], stdout, stderr)
 	case "list":
 		return listCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/experiment"
+)
+
+// experimentCmd runs one of the paper's experiments (or validate) and
+// writes its results, tables and plots.
+func experimentCmd(args []string, stdout, stderr io.Writer) error {
+	var (
+		out   string
+		quick bool
+		jobs  int
+	)
+	names := strings.Join(experiment.Names(), ", ")
+	fs := pflag.NewFlagSet("uvmsim experiment", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: uvmsim experiment NAME [flags]; NAME is one of %s\n%s", names, fs.FlagUsages())
+	}
+	fs.StringVar(&out, "out", "", "output directory (default out/NAME)")
+	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))
+	fs.IntVar(&jobs, "jobs", runtime.NumCPU(), fmt.Sprintf("simulations run at once, 1..%d", experiment.MaxJobs))
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usage("%v", err)
+	}
+	if fs.NArg() != 1 {
+		return usage("experiment takes one NAME, got %d; allowed: %s", fs.NArg(), names)
+	}
+	name := fs.Arg(0)
+	if name != experiment.ValidateName {
+		if _, err := experiment.Find(name); err != nil {
+			return usageError{err}
+		}
+	}
+	if err := checkJobs(jobs); err != nil {
+		return err
+	}
+	if out == "" {
+		out = filepath.Join("out", name)
+	}
+	opts := experiment.Options{Jobs: jobs, Base: config.Default(), Progress: progressOut(stderr)}
+	failed, err := experiment.RunExperiment(name, experiment.DefaultParams(quick), opts, out, stdout)
+	if err != nil {
+		return usageError{err}
+	}
+	if failed != nil {
+		fmt.Fprintf(stderr, "uvmsim: %s: some runs did not complete; their values are missing from the figures:\n%v\n", name, failed)
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", out)
+	return nil
+}

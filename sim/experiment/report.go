@@ -1,0 +1,88 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Files an experiment writes besides the results: DIR/<figure id>.csv,
+// .json and .svg per figure, and for validate the table.
+const (
+	ValidationCSV = "validation.csv"
+)
+
+// RunExperiment runs the named experiment (a figure, or validate for all
+// of them and the validation table), writes the results, each figure's
+// CSV, JSON and SVG, and for validate validation.md and validation.csv
+// into dir, and prints the tables to w. failed joins the errors of runs
+// that did not complete (their values are missing from the figures); err
+// is a bad name, spec or output problem.
+func RunExperiment(name string, p Params, opts Options, dir string, w io.Writer) (failed, err error) {
+	var specs []Spec
+	var builds []Experiment
+	if name == ValidateName {
+		specs, builds, opts.Latencies = ValidationSpecs(p), Experiments(), true
+	} else {
+		e, err := Find(name)
+		if err != nil {
+			return nil, err
+		}
+		specs, builds, opts.Latencies = e.Specs(p), []Experiment{e}, e.Latencies
+	}
+	outcomes, err := Run(specs, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteResults(dir, outcomes); err != nil {
+		return nil, err
+	}
+	lookup := NewLookup(outcomes)
+	var figs []Figure
+	for _, e := range builds {
+		fig := e.Build(p, lookup)
+		if err := WriteFigure(dir, &fig); err != nil {
+			return nil, err
+		}
+		if err := fig.WriteTable(w); err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(w)
+		figs = append(figs, fig)
+	}
+	if name == ValidateName {
+		checks := Validate(p, figs)
+		if err := writeFile(filepath.Join(dir, ValidationFile), func(f io.Writer) error { return WriteValidationMarkdown(f, p, checks) }); err != nil {
+			return nil, err
+		}
+		if err := writeFile(filepath.Join(dir, ValidationCSV), func(f io.Writer) error { return WriteValidationCSV(f, checks) }); err != nil {
+			return nil, err
+		}
+		if err := WriteValidationMarkdown(w, p, checks); err != nil {
+			return nil, err
+		}
+	}
+	return Failures(outcomes), nil
+}
+
+// WriteFigure writes dir/<id>.csv, dir/<id>.json and, when the figure has
+// panels, dir/<id>.svg.
+func WriteFigure(dir string, fig *Figure) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	base := filepath.Join(dir, fig.ID)
+	if err := writeFile(base+".csv", fig.WriteCSV); err != nil {
+		return err
+	}
+	if err := writeFile(base+".json", fig.WriteJSON); err != nil {
+		return err
+	}
+	err := writeFile(base+".svg", fig.WriteSVG)
+	if errors.Is(err, ErrNothingToPlot) {
+		return os.Remove(base + ".svg")
+	}
+	return err
+}
