@@ -91,10 +91,13 @@ var (
 	reDelay       = regexp.MustCompile(`Delay =\s+([0-9.]+) ps`)
 )
 
-// Generic runs the generic flow for module top over sources.
-func Generic(top, params string, sources []Source) (Result, error) {
+// Generic runs the generic flow for module top over sources. Modules named
+// in macros (SRAM macros, see SRAM.Module) are black boxes: their instances
+// are left out of the counts, since the analytic SRAM model covers them.
+func Generic(top, params string, sources []Source, macros []string) (Result, error) {
 	r := Result{Module: top, Params: params}
 	script := []string{
+		blackboxes(macros),
 		"synth -top " + top + " -flatten",
 		latchAssert,
 		"dfflegalize -cell $_DFF_P_ 01",
@@ -102,14 +105,14 @@ func Generic(top, params string, sources []Source) (Result, error) {
 		"opt_clean",
 		"tee -o {dir}/stat.json stat -json",
 		"stat -tech cmos",
-		"ltp -noff",
+		"ltp -noff" + exceptMacros(macros),
 	}
 	log, dir, err := runYosys(top, sources, script)
 	defer os.RemoveAll(dir)
 	if err != nil {
 		return r, err
 	}
-	cells, err := readStat(filepath.Join(dir, "stat.json"))
+	cells, err := readStat(filepath.Join(dir, "stat.json"), macros)
 	if err != nil {
 		return r, fmt.Errorf("%s: %w", top, err)
 	}
@@ -132,8 +135,8 @@ func Generic(top, params string, sources []Source) (Result, error) {
 }
 
 // WithLiberty runs the Liberty flow for r's module and fills the Liberty
-// fields.
-func WithLiberty(r *Result, sources []Source, liberty string) error {
+// fields; macros are black boxes as in Generic.
+func WithLiberty(r *Result, sources []Source, macros []string, liberty string) error {
 	abs, err := filepath.Abs(liberty)
 	if err != nil {
 		return err
@@ -142,6 +145,7 @@ func WithLiberty(r *Result, sources []Source, liberty string) error {
 		return fmt.Errorf("liberty file: %w", err)
 	}
 	script := []string{
+		blackboxes(macros),
 		"synth -top " + r.Module + " -flatten",
 		latchAssert,
 		"dfflibmap -liberty " + abs,
@@ -155,7 +159,7 @@ func WithLiberty(r *Result, sources []Source, liberty string) error {
 	if err != nil {
 		return err
 	}
-	cells, err := readStat(filepath.Join(dir, "stat.json"))
+	cells, err := readStat(filepath.Join(dir, "stat.json"), macros)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.Module, err)
 	}
@@ -223,7 +227,32 @@ func tail(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-func readStat(path string) (map[string]int, error) {
+// blackboxes is the Yosys command that turns the macro modules into black
+// boxes (a no-op without macros).
+func blackboxes(macros []string) string {
+	if len(macros) == 0 {
+		return "hierarchy"
+	}
+	return "blackbox " + strings.Join(macros, " ")
+}
+
+// exceptMacros is a selection of everything but macro cells, so that the
+// longest-path search starts and ends at a macro's ports as at flip-flops
+// (the SRAM macros register their read data).
+func exceptMacros(macros []string) string {
+	if len(macros) == 0 {
+		return ""
+	}
+	sel := " *"
+	for _, m := range macros {
+		sel += " t:" + m + " %d"
+	}
+	return sel
+}
+
+// readStat reads the cell counts of `stat -json`, leaving out instances of
+// the black-box macros.
+func readStat(path string, macros []string) (map[string]int, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -238,6 +267,10 @@ func readStat(path string) (map[string]int, error) {
 	}
 	if st.Design.Cells == nil {
 		st.Design.Cells = map[string]int{}
+	}
+	for _, m := range macros {
+		delete(st.Design.Cells, m)
+		delete(st.Design.Cells, "\\"+m)
 	}
 	return st.Design.Cells, nil
 }

@@ -31,7 +31,7 @@ endmodule
 
 func TestGenericFlow(t *testing.T) {
 	cosim.RequireTool(t, Available())
-	r, err := Generic("reg8", "none", []Source{{Name: "reg8.v", Text: []byte(register)}})
+	r, err := Generic("reg8", "none", []Source{{Name: "reg8.v", Text: []byte(register)}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 8, r.FlipFlops)
 	assert.Equal(t, 8, r.CellsByType["$_DFF_P_"])
@@ -42,9 +42,28 @@ func TestGenericFlow(t *testing.T) {
 	assert.GreaterOrEqual(t, r.LogicDepth, 1)
 }
 
+// A wrapper around reg8 with reg8 as a black-box macro has no cells of its
+// own left to count.
+const wrapper = "`default_nettype none\n" + `module wrap (input wire clk, input wire [7:0] d, output wire [7:0] q);
+  reg8 u (.clk(clk), .rst(1'b0), .en(1'b1), .d(d), .q(q));
+endmodule
+`
+
+func TestMacrosAreBlackBoxes(t *testing.T) {
+	cosim.RequireTool(t, Available())
+	src := []Source{{Name: "reg8.v", Text: []byte(register)}, {Name: "wrap.v", Text: []byte(wrapper)}}
+	whole, err := Generic("wrap", "none", src, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 8, whole.FlipFlops)
+	boxed, err := Generic("wrap", "none", src, []string{"reg8"})
+	require.NoError(t, err)
+	assert.Zero(t, boxed.FlipFlops)
+	assert.Zero(t, boxed.Cells)
+}
+
 func TestLatchFails(t *testing.T) {
 	cosim.RequireTool(t, Available())
-	_, err := Generic("latchy", "none", []Source{{Name: "latchy.v", Text: []byte(latch)}})
+	_, err := Generic("latchy", "none", []Source{{Name: "latchy.v", Text: []byte(latch)}}, nil)
 	require.ErrorContains(t, err, "yosys inferred latches")
 }
 
@@ -68,9 +87,9 @@ func TestLibertyFlow(t *testing.T) {
 		require.NoError(t, out.Close())
 	}
 	src := []Source{{Name: "reg8.v", Text: []byte(register)}}
-	r, err := Generic("reg8", "none", src)
+	r, err := Generic("reg8", "none", src, nil)
 	require.NoError(t, err)
-	require.NoError(t, WithLiberty(&r, src, lib))
+	require.NoError(t, WithLiberty(&r, src, nil, lib))
 	assert.Greater(t, r.LibertyAreaUM2, 0.0)
 	assert.Greater(t, r.LibertyDelayPS, 0.0)
 	assert.GreaterOrEqual(t, r.LibertyCells, 8)

@@ -86,6 +86,9 @@ func (r Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "analytic SRAM area = bits x %.3f um^2 / %.2f (%s).\n", BitcellArea, ArrayEfficiency, SRAMNode)
 		for _, s := range r.SRAMs {
 			fmt.Fprintf(w, "  %s: %s\n", s.Name, s.Source)
+			if s.Module != "" {
+				fmt.Fprintf(w, "    modelled by module %s, a black box in the synthesis above\n", s.Module)
+			}
 		}
 	}
 	fmt.Fprintln(w)

@@ -31,6 +31,10 @@ type SRAM struct {
 	Words  int    `json:"words"`
 	Bits   int    `json:"word_bits"`
 	Source string `json:"source"`
+	// Module is the emitted module that models the macro in the RTL, if
+	// any. The synthesis flows treat it as a black box, so the logic of the
+	// modules around it is counted without the array.
+	Module string `json:"module,omitempty"`
 }
 
 // SRAMResult is the analytic estimate of one macro.

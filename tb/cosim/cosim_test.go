@@ -141,3 +141,22 @@ func mustLayout(t *testing.T) Layout {
 	require.NoError(t, err)
 	return l
 }
+
+// TestPackerAllocatesNothing keeps the per-cycle recording path free of
+// allocations.
+func TestPackerAllocatesNothing(t *testing.T) {
+	p := newPacker(mustLayout(t))
+	in, out := []uint64{0, 1}, []uint64{1, 0x2a}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { p.row(true, in, out) }))
+}
+
+func BenchmarkRecord(b *testing.B) {
+	dir := b.TempDir()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Record(&counter{step: 1}, randomEnable(1), 10_000, dir, "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -122,7 +122,26 @@ type Executable struct {
 	traced func() (*Executable, error)
 }
 
-var buildMu sync.Mutex
+var (
+	buildMu  sync.Mutex
+	versions sync.Map
+)
+
+// version is the simulator's version banner, part of the build cache key
+// so an upgraded simulator never reuses an old build.
+func (s Simulator) version() string {
+	if v, ok := versions.Load(s.Name); ok {
+		return v.(string)
+	}
+	flag := "--version"
+	if s.tools[0] == "iverilog" {
+		flag = "-V"
+	}
+	out, _ := exec.Command(s.tools[0], flag).Output()
+	line, _, _ := strings.Cut(string(out), "\n")
+	versions.Store(s.Name, line)
+	return line
+}
 
 // CacheDir is where builds are kept and reused: $UVMMU_COSIM_CACHE, or
 // uvmmu-cosim under the user's cache directory.
@@ -160,7 +179,7 @@ func (s Simulator) build1(top string, params []string, sources []Source, trace b
 		return nil, err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%t\x00%s\x00", s.Name, top, trace, strings.Join(params, "\x00"))
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t\x00%s\x00", s.Name, s.version(), top, trace, strings.Join(params, "\x00"))
 	for _, src := range sources {
 		fmt.Fprintf(h, "%s\x00%d\x00", src.Name, len(src.Text))
 		h.Write(src.Text)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	flag "github.com/spf13/pflag"
 
@@ -46,6 +47,20 @@ func run(args []string, stdout io.Writer) error {
 	for i, f := range files {
 		sources[i] = area.Source{Name: f.Name, Text: f.Text}
 	}
+	macros, err := area.SRAMs()
+	if err != nil {
+		return err
+	}
+	var blackBoxes []string
+	for _, s := range macros {
+		if s.Module == "" {
+			continue
+		}
+		if _, err := gen.Lookup(s.Module); err != nil {
+			return fmt.Errorf("SRAM %s: %w", s.Name, err)
+		}
+		blackBoxes = append(blackBoxes, s.Module)
+	}
 	emitters := gen.Emitters()
 	if *top != "" {
 		e, err := gen.Lookup(*top)
@@ -56,16 +71,19 @@ func run(args []string, stdout io.Writer) error {
 	}
 	var mods []area.Result
 	for _, e := range emitters {
+		if slices.Contains(blackBoxes, e.Name) {
+			continue
+		}
 		m, err := e.Module(nil)
 		if err != nil {
 			return err
 		}
-		r, err := area.Generic(e.Name, m.ParamSummary(), sources)
+		r, err := area.Generic(e.Name, m.ParamSummary(), sources, blackBoxes)
 		if err != nil {
 			return err
 		}
 		if *liberty != "" {
-			if err := area.WithLiberty(&r, sources, *liberty); err != nil {
+			if err := area.WithLiberty(&r, sources, blackBoxes, *liberty); err != nil {
 				return err
 			}
 		}
@@ -73,10 +91,6 @@ func run(args []string, stdout io.Writer) error {
 	}
 	var srams []area.SRAMResult
 	if *top == "" {
-		macros, err := area.SRAMs()
-		if err != nil {
-			return err
-		}
 		for _, s := range macros {
 			est, err := s.Estimate()
 			if err != nil {
