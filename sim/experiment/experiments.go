@@ -46,12 +46,18 @@ const EvictionKey = "uvmmu.eviction"
 
 var EvictionVariants = []string{"linear-random", "sequential-local", "nru", "tree"}
 
-// Params are the sizes an experiment runs at.
+// Params are what an experiment runs: its workloads and sizes, and the
+// policies and eviction variants the build offers (experiments leave out,
+// with a note, what is not offered).
 type Params struct {
 	Workloads []string
 	Scale     float64
 	Seed      uint64
+	Policies  []string // registered policy names (policy.Names)
+	Evictions []string // EvictionVariants the configuration accepts
 }
+
+func (p Params) has(policy string) bool { return slices.Contains(p.Policies, policy) }
 
 // QuickWorkloads are the workloads of a --quick run: one regular and one
 // irregular benchmark that finish in seconds at QuickScale.
@@ -63,10 +69,11 @@ const QuickScale = 0.05
 // DefaultParams are the full-size runs over every built-in workload, or the
 // quick smoke-test sizes.
 func DefaultParams(quick bool) Params {
+	p := Params{Workloads: workload.Names(), Scale: 1, Seed: 1, Policies: policy.Names(), Evictions: EvictionVariantsAvailable()}
 	if quick {
-		return Params{Workloads: QuickWorkloads, Scale: QuickScale, Seed: 1}
+		p.Workloads, p.Scale = QuickWorkloads, QuickScale
 	}
-	return Params{Workloads: workload.Names(), Scale: 1, Seed: 1}
+	return p
 }
 
 // Lookup finds the outcome of a spec, or nil when it was not run.
@@ -142,8 +149,8 @@ func ratioTitle(r int) string {
 	return pct(r) + " oversubscription"
 }
 
-func notRegistered(name string) string {
-	return fmt.Sprintf("policy %s is not registered (registered: %s), so it was not run", name, strings.Join(policy.Names(), ", "))
+func notRegistered(p Params, name string) string {
+	return fmt.Sprintf("policy %s is not registered (registered: %s), so it was not run", name, strings.Join(p.Policies, ", "))
 }
 
 func faultSet(us float64) string {
@@ -151,7 +158,7 @@ func faultSet(us float64) string {
 }
 
 func fig1Specs(p Params) []Spec {
-	if !Registered(PolicyUM) {
+	if !p.has(PolicyUM) {
 		return nil
 	}
 	var specs []Spec
@@ -168,8 +175,8 @@ func fig1Specs(p Params) []Spec {
 func fig1Build(p Params, l Lookup) Figure {
 	fig := Figure{ID: "fig1", Title: "UM execution time with varying far-fault handling latency",
 		YLabel: "execution time normalised to 50 us"}
-	if !Registered(PolicyUM) {
-		fig.Notes = append(fig.Notes, notRegistered(PolicyUM))
+	if !p.has(PolicyUM) {
+		fig.Notes = append(fig.Notes, notRegistered(p, PolicyUM))
 		return fig
 	}
 	for _, r := range MainRatios {
@@ -188,10 +195,10 @@ func fig1Build(p Params, l Lookup) Figure {
 
 // fig4Policies are the policies of Fig. 4 that are registered; UM is the
 // baseline and must be.
-func fig4Policies() []string {
+func fig4Policies(p Params) []string {
 	var ps []string
 	for _, n := range []string{PolicyUM, PolicyUVMSmart, PolicyUVMMU} {
-		if Registered(n) {
+		if p.has(n) {
 			ps = append(ps, n)
 		}
 	}
@@ -199,10 +206,10 @@ func fig4Policies() []string {
 }
 
 func fig4Specs(p Params) []Spec {
-	if !Registered(PolicyUM) {
+	if !p.has(PolicyUM) {
 		return nil
 	}
-	return Grid(p.Workloads, fig4Policies(), MainRatios, p.Scale, p.Seed, nil)
+	return Grid(p.Workloads, fig4Policies(p), MainRatios, p.Scale, p.Seed, nil)
 }
 
 // displayName is a policy's name as the paper writes it.
@@ -221,16 +228,16 @@ func displayName(pol string) string {
 func fig4Build(p Params, l Lookup) Figure {
 	fig := Figure{ID: "fig4", Title: "Speedup over NVIDIA UM", YLabel: "speedup over UM"}
 	for _, n := range []string{PolicyUM, PolicyUVMSmart, PolicyUVMMU} {
-		if !Registered(n) {
-			fig.Notes = append(fig.Notes, notRegistered(n))
+		if !p.has(n) {
+			fig.Notes = append(fig.Notes, notRegistered(p, n))
 		}
 	}
-	if !Registered(PolicyUM) {
+	if !p.has(PolicyUM) {
 		return fig
 	}
 	for _, r := range MainRatios {
 		var series []Series
-		for _, pol := range fig4Policies() {
+		for _, pol := range fig4Policies(p) {
 			s := Series{Name: displayName(pol)}
 			for _, w := range p.Workloads {
 				s.Values = append(s.Values, Ratio(l.cycles(p.spec(w, PolicyUM, r)), l.cycles(p.spec(w, pol, r))))
@@ -256,12 +263,11 @@ func EvictionVariantsAvailable() []string {
 }
 
 // fig5Ready reports whether Fig. 5 can run, and why not.
-func fig5Ready() (bool, string) {
-	if !Registered(PolicyUVMMU) {
-		return false, notRegistered(PolicyUVMMU)
+func fig5Ready(p Params) (bool, string) {
+	if !p.has(PolicyUVMMU) {
+		return false, notRegistered(p, PolicyUVMMU)
 	}
-	vs := EvictionVariantsAvailable()
-	if !slices.Contains(vs, EvictionVariants[0]) || len(vs) < 2 {
+	if !slices.Contains(p.Evictions, EvictionVariants[0]) || len(p.Evictions) < 2 {
 		return false, fmt.Sprintf("the configuration key %s does not offer %s and at least one other of %s, so the eviction study was not run",
 			EvictionKey, EvictionVariants[0], strings.Join(EvictionVariants[1:], ", "))
 	}
@@ -269,13 +275,13 @@ func fig5Ready() (bool, string) {
 }
 
 func fig5Specs(p Params) []Spec {
-	if ok, _ := fig5Ready(); !ok {
+	if ok, _ := fig5Ready(p); !ok {
 		return nil
 	}
 	var specs []Spec
 	for _, w := range p.Workloads {
 		for _, r := range EvictionRatios {
-			for _, v := range EvictionVariantsAvailable() {
+			for _, v := range p.Evictions {
 				specs = append(specs, p.spec(w, PolicyUVMMU, r, EvictionKey+"="+v))
 			}
 		}
@@ -286,11 +292,11 @@ func fig5Specs(p Params) []Spec {
 func fig5Build(p Params, l Lookup) Figure {
 	fig := Figure{ID: "fig5", Title: "UVMMU execution time with different eviction policies",
 		YLabel: "execution time normalised to " + EvictionVariants[0]}
-	if ok, why := fig5Ready(); !ok {
+	if ok, why := fig5Ready(p); !ok {
 		fig.Notes = append(fig.Notes, why)
 		return fig
 	}
-	vs := EvictionVariantsAvailable()
+	vs := p.Evictions
 	for _, v := range EvictionVariants {
 		if !slices.Contains(vs, v) {
 			fig.Notes = append(fig.Notes, fmt.Sprintf("%s=%s is not offered by the configuration, so it was not run", EvictionKey, v))
@@ -312,10 +318,10 @@ func fig5Build(p Params, l Lookup) Figure {
 
 // fig6Policies are the registered policies of Fig. 6: UVMMU, and UVMSmart
 // for the ratios where it completes.
-func fig6Policies() []string {
+func fig6Policies(p Params) []string {
 	var ps []string
 	for _, n := range []string{PolicyUVMMU, PolicyUVMSmart} {
-		if Registered(n) {
+		if p.has(n) {
 			ps = append(ps, n)
 		}
 	}
@@ -323,18 +329,18 @@ func fig6Policies() []string {
 }
 
 func fig6Specs(p Params) []Spec {
-	return Grid(p.Workloads, fig6Policies(), ScalingRatios, p.Scale, p.Seed, nil)
+	return Grid(p.Workloads, fig6Policies(p), ScalingRatios, p.Scale, p.Seed, nil)
 }
 
 func fig6Build(p Params, l Lookup) Figure {
 	fig := Figure{ID: "fig6", Title: "Execution time with different oversubscription ratios",
 		YLabel: "execution time normalised to no oversubscription", Lines: true}
 	for _, n := range []string{PolicyUVMMU, PolicyUVMSmart} {
-		if !Registered(n) {
-			fig.Notes = append(fig.Notes, notRegistered(n))
+		if !p.has(n) {
+			fig.Notes = append(fig.Notes, notRegistered(p, n))
 		}
 	}
-	for _, pol := range fig6Policies() {
+	for _, pol := range fig6Policies(p) {
 		var series []Series
 		for _, r := range ScalingRatios {
 			s := Series{Name: pct(r)}
@@ -349,7 +355,7 @@ func fig6Build(p Params, l Lookup) Figure {
 }
 
 func latencySpecs(p Params) []Spec {
-	if !Registered(PolicyUVMMU) {
+	if !p.has(PolicyUVMMU) {
 		return nil
 	}
 	return Grid(p.Workloads, []string{PolicyUVMMU}, LatencyRatios, p.Scale, p.Seed, nil)
@@ -368,8 +374,8 @@ const (
 
 func latencyBuild(p Params, l Lookup) Figure {
 	fig := Figure{ID: "migration-latency", Title: "UVMMU migration latency", YLabel: "us"}
-	if !Registered(PolicyUVMMU) {
-		fig.Notes = append(fig.Notes, notRegistered(PolicyUVMMU))
+	if !p.has(PolicyUVMMU) {
+		fig.Notes = append(fig.Notes, notRegistered(p, PolicyUVMMU))
 		return fig
 	}
 	clock := 0

@@ -50,7 +50,7 @@ func (s Spec) Config(base config.Config) (config.Config, error) {
 	if !slices.Contains(workload.Names(), s.Workload) {
 		return cfg, fmt.Errorf("workload %q unknown; allowed: %s", s.Workload, strings.Join(workload.Names(), ", "))
 	}
-	if !Registered(s.Policy) {
+	if !slices.Contains(policy.Names(), s.Policy) {
 		return cfg, fmt.Errorf("policy %q is not registered; allowed: %s", s.Policy, strings.Join(policy.Names(), ", "))
 	}
 	cfg.Run.Workload, cfg.Run.Policy = s.Workload, s.Policy
@@ -60,9 +60,6 @@ func (s Spec) Config(base config.Config) (config.Config, error) {
 	}
 	return cfg, nil
 }
-
-// Registered reports whether the policy registry offers name.
-func Registered(name string) bool { return slices.Contains(policy.Names(), name) }
 
 // Dedupe drops repeated specs, keeping the first of each key in order.
 func Dedupe(specs []Spec) []Spec {

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/uvmmu/uvmmu/sim/experiment"
+)
+
+// sweepCSV runs a tiny ideal-policy sweep with the given worker count and
+// returns its results.csv without the wall-time columns.
+func sweepCSV(t *testing.T, jobs string) [][]string {
+	t.Helper()
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"sweep", "--workloads", "hotspot,ra,nw", "--policies", "ideal", "--oversub", "100,150",
+		"--scale", "0.01", "--seed", "2", "--jobs", jobs, "--out", dir}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	f, err := os.Open(filepath.Join(dir, experiment.ResultsCSV))
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	var keep []int
+	for i, c := range rows[0] {
+		if !experiment.IsWallColumn(c) {
+			keep = append(keep, i)
+		}
+	}
+	var out [][]string
+	for _, r := range rows {
+		var cells []string
+		for _, i := range keep {
+			cells = append(cells, r[i])
+		}
+		out = append(out, cells)
+	}
+	return out
+}
+
+func TestSweepSameCSVForAnyJobs(t *testing.T) {
+	one, two := sweepCSV(t, "1"), sweepCSV(t, "2")
+	require.Len(t, one, 1+3*2)
+	if d := cmp.Diff(one, two); d != "" {
+		t.Errorf("results.csv differs between --jobs 1 and --jobs 2 (-1 +2):\n%s", d)
+	}
+	col := slices.Index(one[0], "workload")
+	var order []string
+	for _, r := range one[1:] {
+		order = append(order, r[col])
+	}
+	assert.Equal(t, []string{"hotspot", "hotspot", "ra", "ra", "nw", "nw"}, order)
+}
+
+func TestSweepJSONHasTheRunKeys(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"sweep", "--workloads", "ra", "--policies", "ideal", "--scale", "0.01", "--out", dir}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	data, err := os.ReadFile(filepath.Join(dir, experiment.ResultsJSON))
+	require.NoError(t, err)
+	var objs []map[string]any
+	require.NoError(t, json.Unmarshal(data, &objs))
+	require.Len(t, objs, 1)
+	var keys []string
+	for k := range objs[0] {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := slices.Sorted(slices.Values(experiment.Columns()))
+	assert.Equal(t, want, keys)
+	assert.Contains(t, stdout.String(), "ra")
+}
+
+func TestSweepBadFlags(t *testing.T) {
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--policies", "nosuch"}, []string{"--policies", `"nosuch"`, "allowed: ideal"}},
+		{[]string{}, []string{"--policies", "empty name", "allowed:"}},
+		{[]string{"--policies", "ideal", "--workloads", "hotspot,nope"}, []string{"--workloads", `"nope"`, "all, or a comma-separated list of", "hotspot"}},
+		{[]string{"--policies", "ideal", "--oversub", "50"}, []string{"--oversub", `"50"`, "[100, 1000]"}},
+		{[]string{"--policies", "ideal", "--oversub", "125,x"}, []string{"--oversub", `"x"`}},
+		{[]string{"--policies", "ideal", "--jobs", "0"}, []string{"--jobs", "allowed: 1 to"}},
+		{[]string{"--policies", "ideal", "--scale", "0"}, []string{"--scale", "run.scale"}},
+		{[]string{"--policies", "ideal", "--set", "pcie.nosuch=1"}, []string{"--set", "pcie.nosuch"}},
+		{[]string{"--policies", "ideal", "--set", "pcie.bandwidth_gbs=fast"}, []string{"--set", "pcie.bandwidth_gbs", "allowed"}},
+		{[]string{"--policies", "ideal", "--config", "/nonexistent.toml"}, []string{"--config"}},
+		{[]string{"--policies", "ideal", "--bogus"}, []string{"bogus"}},
+		{[]string{"--policies", "ideal", "extra"}, []string{"no arguments"}},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		code := Main(append([]string{"sweep", "--out", t.TempDir()}, c.args...), &stdout, &stderr)
+		assert.Equal(t, exitUsage, code, c.args)
+		for _, w := range c.want {
+			assert.Contains(t, stderr.String(), w, c.args)
+		}
+	}
+}
+
+func TestExperimentBadArguments(t *testing.T) {
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"experiment"}, []string{"one NAME", "fig1", "validate"}},
+		{[]string{"experiment", "fig9"}, []string{`"fig9"`, "allowed: fig1, fig4, fig5, fig6, migration-latency, validate"}},
+		{[]string{"experiment", "fig1", "fig4"}, []string{"one NAME, got 2"}},
+		{[]string{"experiment", "fig1", "--jobs", "-3"}, []string{"--jobs", "allowed: 1 to"}},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		assert.Equal(t, exitUsage, Main(c.args, &stdout, &stderr), c.args)
+		for _, w := range c.want {
+			assert.Contains(t, stderr.String(), w, c.args)
+		}
+	}
+}
