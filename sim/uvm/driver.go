@@ -1,0 +1,260 @@
+package uvm
+
+import "github.com/uvmmu/uvmmu/blocks/accessctr"
+
+// Decision is the answer for an access to a non-resident page.
+type Decision uint8
+
+const (
+	// Migrate: raise a far fault and migrate the page (and its
+	// prefetches) to GPU memory.
+	Migrate Decision = iota
+	// Remote: serve the access over the link from host memory (zero-copy)
+	// and leave the page where it is.
+	Remote
+)
+
+func (d Decision) String() string {
+	if d == Remote {
+		return "remote"
+	}
+	return "migrate"
+}
+
+// Plan is what one far-fault batch does. Its slices belong to the Driver
+// and are overwritten by the next HandleFaults.
+type Plan struct {
+	// Fetch are the pages to migrate to GPU memory, ascending: the faulting
+	// pages and the prefetched ones. They are resident from now on.
+	Fetch []int
+	// Prefetched is how many of Fetch were not faulting pages.
+	Prefetched int
+	// Evict are the pages written back to make room, one victim unit after
+	// another, each ascending. They are no longer resident.
+	Evict []int
+	// Deferred are faulting pages that found no room because every
+	// resident unit is pinned; the policy raises them again later.
+	Deferred []int
+}
+
+// Driver is the UVM driver's software state: the resident set, the access
+// counters, the prefetcher and evictor, and the remote-access decision. A
+// policy calls it when it handles a far-fault batch (HandleFaults), on
+// every access it is told about (Count), and for an access to a
+// non-resident page (Decide / ShouldMigrate). The Driver keeps no time;
+// the policy charges the fault latency and the transfers in its cycle
+// loop.
+type Driver struct {
+	cfg        Config
+	space      *Space
+	counters   Counters
+	prefetch   Prefetcher
+	oversubPf  Prefetcher
+	evict      Evictor
+	bufferPage int
+
+	oversubscribed bool
+
+	batch Batch
+	plan  Plan
+}
+
+// New makes a driver for an address space of pages pages (a whole number
+// of 64 KB blocks) with capacity pages of GPU memory.
+func New(cfg Config, pages, capacity int) (*Driver, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := NewSpace(pages, capacity)
+	if err != nil {
+		return nil, err
+	}
+	d := &Driver{cfg: cfg, space: s, counters: newCounters(s.blocks, s.regions)}
+	if d.prefetch, err = NewPrefetcher(cfg.Prefetcher, cfg.Seed); err != nil {
+		return nil, err
+	}
+	if d.oversubPf, err = NewPrefetcher(cfg.OversubPrefetcher, cfg.Seed); err != nil {
+		return nil, err
+	}
+	if d.evict, err = NewEvictor(cfg.Evictor, s, &d.counters, cfg.Seed); err != nil {
+		return nil, err
+	}
+	// The buffer is a fraction of GPU memory kept free (gpu-sim.cc
+	// should_evict_page: evict once allocated plus buffer pages exceed the
+	// total).
+	d.bufferPage = int(float64(capacity) * cfg.FreeBufferPercent / 100)
+	d.batch = newBatch(s)
+	return d, nil
+}
+
+// Config is the driver's configuration.
+func (d *Driver) Config() Config { return d.cfg }
+
+// Space is the resident set.
+func (d *Driver) Space() *Space { return d.space }
+
+// Counters are the access counters.
+func (d *Driver) Counters() *Counters { return &d.counters }
+
+// Prefetcher is the prefetcher the next fault batch uses.
+func (d *Driver) Prefetcher() Prefetcher {
+	if d.oversubscribed {
+		return d.oversubPf
+	}
+	return d.prefetch
+}
+
+// Evictor is the eviction policy.
+func (d *Driver) Evictor() Evictor { return d.evict }
+
+// Oversubscribed reports whether memory has filled: a fault batch needed
+// more than the free pages less the buffer (gpu-sim.cc
+// do_hardware_prefetch sets over_sub once; it stays set).
+func (d *Driver) Oversubscribed() bool { return d.oversubscribed }
+
+// BufferPages is the free-page buffer in pages.
+func (d *Driver) BufferPages() int { return d.bufferPage }
+
+// Count records an access to page p, resident or not: it increments the
+// block's access counter (halving all of them on saturation), records the
+// access kind for LFU, and refreshes the page's recency if it is resident
+// (the simulator counts at TLB lookup, shader.cc, and refreshes the LRU
+// list on TLB hits). With the hardware block in use a policy still calls
+// Count, so that LFU and the recency lists see the access.
+func (d *Driver) Count(p int, write bool) error {
+	if uint(p) >= uint(d.space.pages) {
+		return d.space.pageErr("Count", p)
+	}
+	if d.counters.count(p, write) {
+		if h, ok := d.evict.(halvingAware); ok {
+			h.countsHalved()
+		}
+	}
+	d.evict.Touched(p)
+	return nil
+}
+
+// Threshold is the access count at which a read of a non-resident block
+// with roundTrips evictions behind it migrates; 0 means every access
+// migrates. UVMSmart Eq. 1 and gpu-sim.cc should_cause_page_migration:
+//
+//   - off: 0.
+//   - always: t_s.
+//   - oversub: 0 until oversubscribed, then t_s.
+//   - adaptive, until oversubscribed: t_s*occupancy + 1, truncated, with
+//     occupancy the allocated fraction of GPU memory counting the
+//     free-page buffer as allocated (the simulator's projected occupancy);
+//     from 1 on an empty GPU to t_s+1 when full.
+//   - adaptive, once oversubscribed: t_s * p * (r+1).
+func (d *Driver) Threshold(roundTrips uint8) uint64 {
+	ts := uint64(d.cfg.StaticThreshold)
+	switch d.cfg.Remote {
+	case RemoteAlways:
+		return ts
+	case RemoteOversub:
+		if d.oversubscribed {
+			return ts
+		}
+	case RemoteAdaptive:
+		if d.oversubscribed {
+			return ts * uint64(d.cfg.Penalty) * (uint64(roundTrips) + 1)
+		}
+		allocated := uint64(d.space.resident + d.bufferPage)
+		return 1 + ts*allocated/uint64(d.space.capacity)
+	}
+	return 0
+}
+
+// BaseThreshold is Threshold for a block never evicted, clamped to the
+// hardware counter's range: the value a policy driving blocks/accessctr
+// keeps in its threshold register. Every block's threshold is at least
+// this, so the block's notification is a safe first filter and Decide on
+// the notified counter gives the answer.
+func (d *Driver) BaseThreshold() uint32 {
+	return uint32(max(1, min(d.Threshold(0), accessctr.MaxCount)))
+}
+
+// Decide answers for an access to a non-resident page whose block's
+// counter, with this access already counted, is c: writes always migrate
+// (UVMSmart Section III-C: a write invalidates the host copy and migrates
+// exclusively), reads migrate once the count reaches the threshold and are
+// served remotely before that.
+func (d *Driver) Decide(c Counter, write bool) Decision {
+	if write || uint64(c.Count) >= d.Threshold(c.RoundTrips) {
+		return Migrate
+	}
+	return Remote
+}
+
+// ShouldMigrate is Decide on page p's block counter in the functional
+// mirror; call Count for the access first.
+func (d *Driver) ShouldMigrate(p int, write bool) (Decision, error) {
+	if uint(p) >= uint(d.space.pages) {
+		return Migrate, d.space.pageErr("ShouldMigrate", p)
+	}
+	return d.Decide(d.counters.words[p>>blockShift], write), nil
+}
+
+// HandleFaults handles one far-fault batch. Faulting pages already
+// resident or repeated are ignored. The prefetcher in force adds pages;
+// if the batch does not fit in the free pages less the free-page buffer,
+// memory is oversubscribed from now on and the evictor frees units until
+// it does (or nothing evictable is left). If the batch still exceeds the
+// free pages, prefetched pages and then faults are dropped, highest first;
+// dropped faults come back in Plan.Deferred. The pages to fetch become
+// resident and most recently used.
+func (d *Driver) HandleFaults(faults []int) (Plan, error) {
+	for _, p := range faults {
+		if uint(p) >= uint(d.space.pages) {
+			return Plan{}, d.space.pageErr("HandleFaults", p)
+		}
+	}
+	b, s := &d.batch, d.space
+	b.reset()
+	d.plan = Plan{Fetch: d.plan.Fetch[:0], Evict: d.plan.Evict[:0], Deferred: d.plan.Deferred[:0]}
+	for _, p := range faults {
+		b.addFault(p)
+	}
+	if len(b.faults) == 0 {
+		return d.plan, nil
+	}
+	b.seal()
+	d.Prefetcher().Prefetch(s, b)
+	faulting := len(b.faults)
+	if s.resident+b.n+d.bufferPage > s.capacity {
+		d.oversubscribed = true
+	}
+	for s.resident+b.n+d.bufferPage > s.capacity {
+		start := len(d.plan.Evict)
+		d.plan.Evict = d.evict.Victim(d.plan.Evict)
+		if len(d.plan.Evict) == start {
+			break
+		}
+		d.drop(d.plan.Evict[start:])
+	}
+	if excess := s.resident + b.n - s.capacity; excess > 0 {
+		d.plan.Deferred = b.trim(excess, d.plan.Deferred)
+		faulting -= len(d.plan.Deferred)
+	}
+	d.plan.Fetch = b.appendPages(d.plan.Fetch)
+	d.plan.Prefetched = len(d.plan.Fetch) - faulting
+	for _, p := range d.plan.Fetch {
+		s.add(p)
+		d.evict.Touched(p)
+	}
+	return d.plan, nil
+}
+
+// drop evicts the pages of one victim unit (ascending) and counts a round
+// trip for each block that lost pages.
+func (d *Driver) drop(pages []int) {
+	last := -1
+	for _, p := range pages {
+		d.space.drop(p)
+		d.evict.Removed(p)
+		if b := p >> blockShift; b != last {
+			d.counters.roundTrip(b)
+			last = b
+		}
+	}
+}
