@@ -109,9 +109,9 @@ func Default() Config {
 			L1TLBLatency: 1,   // a fully associative CAM lookup in one cycle
 			// Room for two worst-case instructions (32 pages each) plus one.
 			TranslateQueue: 96,
-			Walkers:        64,   // UVMMU Table I
-			WalkQueue:      1024, // large enough never to refuse the 28 SMs' misses
-			WalkCycles:     100,  // UVMSmart Table I: page-table walk 100 cycles
+			Walkers:        64,  // UVMMU Table I
+			WalkQueue:      64,  // GRIT Table I (UVMMU Table I gives none)
+			WalkCycles:     100, // UVMSmart Table I: page-table walk 100 cycles
 		},
 		Memory: Memory{
 			CapacityGB:    11,  // UVMMU Table I: 11 GB GDDR5X

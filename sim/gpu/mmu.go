@@ -113,10 +113,12 @@ func NewResolvedPort(s *rtl.Sim, path string) Resolved {
 }
 
 // Router takes walk results from the GMMU and resolved migrations from the
-// migration policy. A local PTE is installed in the requesting SM's L1 TLB
-// and the lookup is sent back to the SM on its replay port in the same
-// cycle; a remote PTE goes to the policy on Remote. Both inputs feed one
-// FIFO, so results leave in arrival order, one per cycle.
+// migration policy. A local PTE goes to the fill queue: it is installed in
+// the requesting SM's L1 TLB and the lookup is sent back to the SM on its
+// replay port in the same cycle, one per cycle. A remote PTE from the GMMU
+// goes to the remote queue, whose head the policy takes on Remote. The two
+// queues are separate so that a policy that stops taking remote walks
+// never blocks the translations it has resolved.
 type Router struct {
 	rtl.Base
 
@@ -126,18 +128,58 @@ type Router struct {
 	Fill     []tlb.FillPort
 	Replay   []*rtl.Decoupled[ptw.Walk]
 
-	depth  uint32
-	walk   *rtl.Vec[ptw.Walk]
-	entry  *rtl.Vec[pte.PTE]
-	head   *rtl.Reg[uint32]
-	count  *rtl.Reg[uint32]
-	remote *rtl.Reg[uint64] // remote PTEs seen, for reports
+	local, remote routerQueue
+	remoteSeen    *rtl.Reg[uint64] // remote PTEs seen, for reports
 }
 
-// routerDepth is the result FIFO's size: two arrivals per cycle against one
-// departure, so a handful of entries cover any burst the GMMU's one result
-// per cycle and the policy's one completion per cycle can make.
+// routerQueue is a FIFO of walk results.
+type routerQueue struct {
+	walk  *rtl.Vec[ptw.Walk]
+	entry *rtl.Vec[pte.PTE]
+	head  *rtl.Reg[uint32]
+	count *rtl.Reg[uint32]
+}
+
+// routerDepth is each queue's size: a handful of entries cover the bursts
+// one GMMU result and one policy completion per cycle can make.
 const routerDepth = 16
+
+func newRouterQueue(b *rtl.Base, name string) routerQueue {
+	return routerQueue{
+		walk:  rtl.NewVecOf(b, name+"_walk", routerDepth, ptw.WalkBits, ptw.Walk{}),
+		entry: rtl.NewVec[pte.PTE](b, name+"_pte", routerDepth, 64, 0),
+		head:  rtl.NewReg[uint32](b, name+"_head", 5, 0),
+		count: rtl.NewReg[uint32](b, name+"_count", 5, 0),
+	}
+}
+
+func (q *routerQueue) front() (ptw.Walk, pte.PTE, bool) {
+	if q.count.Q() == 0 {
+		return ptw.Walk{}, 0, false
+	}
+	h := int(q.head.Q())
+	return q.walk.At(h).Q(), q.entry.At(h).Q(), true
+}
+
+// step retires the head if popped and appends the given arrivals.
+func (q *routerQueue) step(popped bool, arrivals ...Resolved) bool {
+	head, count := q.head.Q(), q.count.Q()
+	if popped {
+		head = (head + 1) % routerDepth
+		count--
+		q.head.Set(head)
+	}
+	for _, in := range arrivals {
+		tail := (head + count) % routerDepth
+		q.walk.At(int(tail)).Set(in.Bits.Get())
+		q.entry.At(int(tail)).Set(in.PTE.Get())
+		count++
+	}
+	if count != q.count.Q() {
+		q.count.Set(count)
+	}
+	return count > 0
+}
 
 // NewRouter connects the GMMU results, the SMs' L1 TLB fill ports and
 // replay ports, and makes the policy-facing ports.
@@ -147,18 +189,15 @@ func NewRouter(s *rtl.Sim, path string, walks Resolved, sms []*SM, fills []tlb.F
 		Migrated: NewResolvedPort(s, path+".migrated"),
 		Remote:   NewResolvedPort(s, path+".remote"),
 		Fill:     fills,
-		depth:    routerDepth,
 	}
 	for _, m := range sms {
 		r.Replay = append(r.Replay, m.Replay)
 	}
 	s.Add(r, path)
 	b := &r.Base
-	r.walk = rtl.NewVecOf(b, "walk", routerDepth, ptw.WalkBits, ptw.Walk{})
-	r.entry = rtl.NewVec[pte.PTE](b, "pte", routerDepth, 64, 0)
-	r.head = rtl.NewReg[uint32](b, "head", 5, 0)
-	r.count = rtl.NewReg[uint32](b, "count", 5, 0)
-	r.remote = rtl.NewReg[uint64](b, "remote", 64, 0)
+	r.local = newRouterQueue(b, "local")
+	r.remote = newRouterQueue(b, "remote")
+	r.remoteSeen = rtl.NewReg[uint64](b, "remote_seen", 64, 0)
 	r.Walks.Consumer(b)
 	r.Migrated.Consumer(b)
 	r.Remote.Producer(b)
@@ -169,71 +208,61 @@ func NewRouter(s *rtl.Sim, path string, walks Resolved, sms []*SM, fills []tlb.F
 	return r
 }
 
-// Drive offers the head result to its SM or to the policy.
+// Drive offers the fill queue's head to its SM and the remote queue's
+// head to the policy. A GMMU result is taken while both queues have room
+// (its kind is known only once taken), a policy completion while the fill
+// queue has room for it and a GMMU result in the same cycle.
 func (r *Router) Drive() {
-	room := r.count.Q()+2 <= r.depth
-	r.Walks.Ready.Set(room)
-	r.Migrated.Ready.Set(room)
-	valid := r.count.Q() > 0
-	var w ptw.Walk
-	var e pte.PTE
-	if valid {
-		h := int(r.head.Q())
-		w, e = r.walk.At(h).Q(), r.entry.At(h).Q()
-	}
-	remote := valid && e.IsRemote()
+	localRoom := r.local.count.Q()+2 <= routerDepth
+	r.Walks.Ready.Set(localRoom && r.remote.count.Q() < routerDepth)
+	r.Migrated.Ready.Set(localRoom)
+	w, e, ok := r.local.front()
 	sm := int(w.Requester >> WarpBits)
 	for i := range r.Fill {
-		local := valid && !remote && i == sm
-		r.Fill[i].Valid.Set(local)
-		r.Replay[i].Valid.Set(local)
-		if local {
+		fill := ok && i == sm
+		r.Fill[i].Valid.Set(fill)
+		r.Replay[i].Valid.Set(fill)
+		if fill {
 			r.Fill[i].Bits.Set(w.VPN)
 			r.Fill[i].PTE.Set(e)
 			r.Replay[i].Bits.Set(w)
 		}
 	}
-	r.Remote.Valid.Set(remote)
+	w, e, ok = r.remote.front()
+	r.Remote.Valid.Set(ok)
 	r.Remote.Bits.Set(w)
 	r.Remote.PTE.Set(e)
 }
 
-// Eval retires the head and appends arrivals.
+// Eval retires the heads taken and sorts the arrivals.
 func (r *Router) Eval() {
-	head, count := r.head.Q(), r.count.Q()
-	popped := r.Remote.Fire()
-	if count > 0 && !popped {
-		w := r.walk.At(int(head)).Q()
+	filled := false
+	if w, _, ok := r.local.front(); ok {
 		sm := int(w.Requester >> WarpBits)
-		popped = sm < len(r.Fill) && r.Fill[sm].Fire() && r.Replay[sm].Fire()
+		filled = sm < len(r.Fill) && r.Fill[sm].Fire() && r.Replay[sm].Fire()
 	}
-	if popped {
-		head = (head + 1) % r.depth
-		count--
-		r.head.Set(head)
-		if r.Remote.Fire() {
-			r.remote.Set(r.remote.Q() + 1)
+	var toLocal, toRemote [2]Resolved
+	nl, nr := 0, 0
+	if r.Walks.Fire() {
+		if r.Walks.PTE.Get().IsRemote() {
+			toRemote[nr] = r.Walks
+			nr++
+			r.remoteSeen.Set(r.remoteSeen.Q() + 1)
+		} else {
+			toLocal[nl] = r.Walks
+			nl++
 		}
 	}
-	tail := (head + count) % r.depth
-	tail, count = r.accept(r.Walks, tail, count)
-	_, count = r.accept(r.Migrated, tail, count)
-	if count != r.count.Q() {
-		r.count.Set(count)
+	if r.Migrated.Fire() {
+		toLocal[nl] = r.Migrated
+		nl++
 	}
-	if count == 0 {
+	busy := r.local.step(filled, toLocal[:nl]...)
+	busy = r.remote.step(r.Remote.Fire(), toRemote[:nr]...) || busy
+	if !busy {
 		r.Sleep()
 	}
 }
 
-func (r *Router) accept(in Resolved, tail, count uint32) (uint32, uint32) {
-	if !in.Fire() {
-		return tail, count
-	}
-	r.walk.At(int(tail)).Set(in.Bits.Get())
-	r.entry.At(int(tail)).Set(in.PTE.Get())
-	return (tail + 1) % r.depth, count + 1
-}
-
 // RemoteSeen counts walks that found a remote PTE.
-func (r *Router) RemoteSeen() uint64 { return r.remote.Q() }
+func (r *Router) RemoteSeen() uint64 { return r.remoteSeen.Q() }

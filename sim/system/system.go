@@ -79,6 +79,10 @@ type System struct {
 	Memory     *gpu.Memory
 }
 
+// SetupPhaseName names the host phase the system puts before the first
+// kernel of a workload with cudaMalloc'd allocations.
+const SetupPhaseName = "cudaMalloc"
+
 // Options are the run's observation switches, which never change results.
 type Options struct {
 	VCD   io.Writer // waveform output, or nil
@@ -108,6 +112,11 @@ func New(cfg *config.Config, p Policy) (*System, error) {
 		Workload: wl,
 		Layout:   layout,
 		Phases:   wl.Phases(),
+	}
+	if len(layout.Device) > 0 {
+		// The cudaMalloc calls before the first kernel: a host phase in
+		// which the policy's driver places the device allocations.
+		s.Phases = append([]workload.Phase{{Host: &workload.HostAccess{Alloc: SetupPhaseName}}}, s.Phases...)
 	}
 	kernels := gpu.Kernels(s.Phases)
 	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue}
