@@ -196,7 +196,8 @@ func (d *Driver) ShouldMigrate(p int, write bool) (Decision, error) {
 }
 
 // HandleFaults handles one far-fault batch. Faulting pages already
-// resident or repeated are ignored. The prefetcher in force adds pages;
+// resident or repeated are ignored, and no unit holding a faulting page is
+// evicted by this batch. The prefetcher in force adds pages;
 // if the batch does not fit in the free pages less the free-page buffer,
 // memory is oversubscribed from now on and the evictor frees units until
 // it does (or nothing evictable is left). If the batch still exceeds the
@@ -224,6 +225,7 @@ func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 	if s.resident+b.n+d.bufferPage > s.capacity {
 		d.oversubscribed = true
 	}
+	d.pinAll(faults, 1)
 	for s.resident+b.n+d.bufferPage > s.capacity {
 		start := len(d.plan.Evict)
 		d.plan.Evict = d.evict.Victim(d.plan.Evict)
@@ -232,6 +234,7 @@ func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 		}
 		d.drop(d.plan.Evict[start:])
 	}
+	d.pinAll(faults, -1)
 	if excess := s.resident + b.n - s.capacity; excess > 0 {
 		d.plan.Deferred = b.trim(excess, d.plan.Deferred)
 		faulting -= len(d.plan.Deferred)
@@ -243,6 +246,19 @@ func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 		d.evict.Touched(p)
 	}
 	return d.plan, nil
+}
+
+// pinAll adds delta to the pins of every faulting page: while a batch
+// evicts, the units its faults touch are not victims, as the simulator
+// reserves a page for every access in flight (gpu-sim.cc
+// reserve_pages_insert). The pages are in range.
+func (d *Driver) pinAll(pages []int, delta int32) {
+	s := d.space
+	for _, p := range pages {
+		s.pinPage[p] += delta
+		s.pinBlock[p>>blockShift] += delta
+		s.pinRegion[p>>regionPageShift] += delta
+	}
 }
 
 // drop evicts the pages of one victim unit (ascending) and counts a round
