@@ -113,7 +113,7 @@ func (b *Batch) trim(excess int, deferred []int) []int {
 		blk := b.blocks[i]
 		extra := b.fetch[blk] &^ b.fault[blk]
 		for extra != 0 && excess > 0 {
-			bit := uint16(1) << (15 - bits.LeadingZeros16(extra))
+			bit := uint16(1) << (bits.Len16(extra) - 1)
 			extra &^= bit
 			b.fetch[blk] &^= bit
 			b.n--
@@ -123,7 +123,7 @@ func (b *Batch) trim(excess int, deferred []int) []int {
 	for i := len(b.blocks) - 1; i >= 0 && excess > 0; i-- {
 		blk := b.blocks[i]
 		for b.fault[blk] != 0 && excess > 0 {
-			top := 15 - bits.LeadingZeros16(b.fault[blk])
+			top := bits.Len16(b.fault[blk]) - 1
 			bit := uint16(1) << top
 			b.fault[blk] &^= bit
 			b.fetch[blk] &^= bit

@@ -18,7 +18,10 @@ const (
 // field at its maximum halves that field in every block, as the hardware
 // block's sweep does; increments saturate. Per region it also keeps the
 // total access count, halved with the block counts (the simulator's root
-// counter), and the access kinds, for LFU eviction.
+// counter), and the access kinds, for LFU eviction. A halving visits every
+// block, but a count saturates at most once per 2^26 accesses and a
+// round-trip count once per 16 evictions of its block, so the cost per
+// update stays O(1) amortised.
 type Counters struct {
 	words       []Counter
 	regionCount []uint64

@@ -206,3 +206,21 @@ func TestDeferredWhenAllPinned(t *testing.T) {
 	got := fault(t, d, 21, 20)
 	assert.Empty(t, cmp.Diff(Plan{Deferred: []int{20, 21}}, got))
 }
+
+// TestPrefetchesDroppedBeforeFaults: capacity 20 pages, block 0 resident
+// and pinned. A fault on page 20 brings block 1 (pages 16-31), 16 pages
+// where 4 are free and nothing can be evicted: 12 pages are dropped,
+// prefetches highest first (31 down to 21, then 19), leaving 16, 17, 18
+// and the fault 20.
+func TestPrefetchesDroppedBeforeFaults(t *testing.T) {
+	d := newDriver(t, 2*PagesPerBlock, PagesPerBlock+4, func(c *Config) {
+		c.Prefetcher, c.OversubPrefetcher, c.Evictor = PrefetchSeqLocal, PrefetchSeqLocal, EvictLRU4K
+	})
+	fault(t, d, 0)
+	for p := range PagesPerBlock {
+		require.NoError(t, d.Space().Pin(p))
+	}
+	got := fault(t, d, 20)
+	assert.Empty(t, cmp.Diff(Plan{Fetch: []int{16, 17, 18, 20}, Prefetched: 3}, got))
+	assert.Equal(t, d.Space().Capacity(), d.Space().Resident())
+}

@@ -8,10 +8,11 @@ import "github.com/uvmmu/uvmmu/blocks/accessctr"
 // workload package already places allocations on 2 MB boundaries).
 //
 // sim/system defines the same units for the system's layout; they are not
-// imported from there because sim/system depends on sim/config, which is
-// where a policy's configuration (including this package's Config) lives.
-// The basic block is the access-counter block's span, imported from
-// blocks/accessctr so both agree by construction.
+// imported from there because sim/system depends on sim/config, and
+// sim/config must be able to carry this package's Config without an
+// import cycle (units_test.go checks that both agree). The basic block is
+// the access-counter block's span, imported from blocks/accessctr so both
+// agree by construction.
 const (
 	// PageShift is log2 of the 4 KB page, the unit of residency.
 	PageShift = 12
