@@ -30,7 +30,8 @@ type Plan struct {
 	// Prefetched is how many of Fetch were not faulting pages.
 	Prefetched int
 	// Evict are the pages written back to make room, one victim unit after
-	// another, each ascending. They are no longer resident.
+	// another, each ascending; the simulator writes a victim back whole,
+	// dirty or not. They are no longer resident.
 	Evict []int
 	// Deferred are faulting pages that found no room because every
 	// resident unit is pinned; the policy raises them again later.
@@ -197,13 +198,13 @@ func (d *Driver) ShouldMigrate(p int, write bool) (Decision, error) {
 
 // HandleFaults handles one far-fault batch. Faulting pages already
 // resident or repeated are ignored, and no unit holding a faulting page is
-// evicted by this batch. The prefetcher in force adds pages;
-// if the batch does not fit in the free pages less the free-page buffer,
-// memory is oversubscribed from now on and the evictor frees units until
-// it does (or nothing evictable is left). If the batch still exceeds the
-// free pages, prefetched pages and then faults are dropped, highest first;
-// dropped faults come back in Plan.Deferred. The pages to fetch become
-// resident and most recently used.
+// evicted by this batch. The prefetcher in force adds pages. If the batch
+// does not fit in the free pages less the free-page buffer, memory is
+// oversubscribed from now on, and the evictor frees units until it fits
+// or nothing evictable is left. If the batch still exceeds the free pages,
+// prefetched pages and then faults are dropped, highest first; dropped
+// faults come back in Plan.Deferred. The pages to fetch become resident
+// and most recently used.
 func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 	for _, p := range faults {
 		if uint(p) >= uint(d.space.pages) {
