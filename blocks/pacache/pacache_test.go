@@ -326,3 +326,21 @@ func TestLatency(t *testing.T) {
 		assert.Equal(t, uint64(1), hit[len(hit)-1].Cycle-hit[0].Cycle, "hit latency")
 	}
 }
+
+func TestMeasureLatency(t *testing.T) {
+	rows, err := MeasureLatency(DefaultConfig(), TableConfig{Latency: tableLatency})
+	require.NoError(t, err)
+	want := []OpLatency{
+		{"miss, no PA-Table record", tableLatency + 2, tableLatency + 2},
+		{"hit", 1, 1},
+		{"miss, PA-Table record found", tableLatency + 2, tableLatency + 2},
+		{"miss reaching the threshold (delete)", tableLatency + 2, tableLatency + 3},
+		{"miss evicting a dirty line (write-back)", tableLatency + 2, tableLatency + 3},
+		{"hit reaching the threshold (delete)", 1, 2},
+	}
+	if d := cmp.Diff(want, rows); d != "" {
+		t.Fatalf("latencies (-want +got):\n%s", d)
+	}
+	_, err = MeasureLatency(Config{Sets: 16, Ways: 4, VPNBits: 36, Threshold: 2}, TableConfig{Latency: 1})
+	require.ErrorContains(t, err, "needs Threshold >= 3, got 2")
+}
