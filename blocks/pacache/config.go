@@ -29,13 +29,19 @@ func DefaultConfig() Config {
 	return Config{Sets: 16, Ways: 4, VPNBits: 36, Threshold: 4}
 }
 
-// Parameter ranges. FaultCounterBits fixes the largest threshold: the
-// counter holds count-1 for a live record, and a live record has a count
-// below Threshold, so Threshold-2 must fit in the counter.
+// Parameter ranges. The paper fixes none of them beyond its one design
+// point; they are the limits of this implementation. FaultCounterBits fixes
+// the largest threshold: the counter holds count-1 for a live record, and a
+// live record has a count below Threshold, so Threshold-2 must fit in the
+// counter.
 const (
-	MinSets    = 2
-	MaxSets    = 1 << 10
-	MinWays    = 2
+	MinSets = 2
+	// MaxSets keeps the unrolled reset of the generated tag store (one
+	// statement per line) at a reviewable size.
+	MaxSets = 1 << 10
+	MinWays = 2
+	// MaxWays lets a set's LRU ages (Ways x log2(Ways) bits) fit one
+	// 64-bit register.
 	MaxWays    = 16
 	MaxVPNBits = 52 // a 64-bit virtual address with 4 KB pages
 	// MinThreshold is one: every fault then triggers at once.

@@ -12,7 +12,9 @@
 // is accepted on tbl_req to the cycle tbl_resp_valid is high):
 //
 //   - hit: the request accepted in cycle c is answered in cycle c+1, and
-//     req_ready stays high, so hits stream at one per cycle;
+//     req_ready stays high, so hits stream at one per cycle (a hit that
+//     reaches the threshold holds req_ready low until its delete is
+//     accepted);
 //   - miss: the lookup is offered on tbl_req in c+1, and the answer is on
 //     resp in the cycle after tbl_resp_valid: c+2+T with a PA-Table that
 //     is always ready; req_ready is low from c+1 until that cycle;

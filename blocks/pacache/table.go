@@ -55,7 +55,10 @@ type Table struct {
 	respValid *rtl.Reg[bool]
 	resp      *rtl.Reg[TableResp]
 	stall     *rtl.Reg[uint16]
-	ops       *rtl.Reg[uint64]
+	// accepted counts accepted operations. Being a register, it also
+	// marks a cycle whose only effect is on the map as activity, so the
+	// kernel never puts the table to sleep in such a cycle.
+	accepted *rtl.Reg[uint64]
 
 	// Lookups, WriteBacks and Deletes count accepted operations.
 	Lookups, WriteBacks, Deletes uint64
@@ -73,7 +76,7 @@ func NewTable(s *rtl.Sim, path string, cfg TableConfig, p Ports) (*Table, error)
 	t.respValid = rtl.NewFlag(&t.Base, "resp_valid", false)
 	t.resp = rtl.NewRegOf[TableResp](&t.Base, "resp", TableRespBits, TableResp{})
 	t.stall = rtl.NewReg[uint16](&t.Base, "stall_lfsr", 16, cfg.StallSeed)
-	t.ops = rtl.NewReg[uint64](&t.Base, "ops", 64, 0)
+	t.accepted = rtl.NewReg[uint64](&t.Base, "accepted", 64, 0)
 	p.TblReq.Consumer(&t.Base)
 	return t, nil
 }
@@ -105,7 +108,7 @@ func (t *Table) Eval() {
 		return
 	}
 	r := t.Req.Bits.Get()
-	t.ops.Set(t.ops.Q() + 1)
+	t.accepted.Set(t.accepted.Q() + 1)
 	switch r.Op {
 	case OpLookup:
 		t.Lookups++
