@@ -334,7 +334,7 @@ func fig6Specs(p Params) []Spec {
 
 func fig6Build(p Params, l Lookup) Figure {
 	fig := Figure{ID: "fig6", Title: "Execution time with different oversubscription ratios",
-		YLabel: "execution time normalised to no oversubscription", Lines: true}
+		YLabel: "execution time / no oversubscription", XLabel: "oversubscription ratio", Lines: true}
 	for _, n := range []string{PolicyUVMMU, PolicyUVMSmart} {
 		if !p.has(n) {
 			fig.Notes = append(fig.Notes, notRegistered(p, n))
@@ -427,7 +427,7 @@ func latencyBuild(p Params, l Lookup) Figure {
 		}
 		fig.Panels = append(fig.Panels, panel)
 	}
-	counts := Panel{Title: LatencyCounts, Groups: groups}
+	counts := Panel{Title: LatencyCounts, YLabel: "migrations", Groups: groups}
 	for kind, name := range []string{LatencyFree, LatencySwap} {
 		s := Series{Name: name}
 		for _, w := range p.Workloads {
@@ -451,7 +451,7 @@ func latencyDistribution(pooled [2][]uint64, clock int) Panel {
 		top = 1
 	}
 	bin := top / LatencyBins
-	panel := Panel{Title: "distribution (fraction of migrations per latency bin)"}
+	panel := Panel{Title: "distribution over all workloads", YLabel: "fraction of migrations"}
 	for i := range LatencyBins {
 		label := fmt.Sprintf("%.2f-%.2f us", float64(i)*bin, float64(i+1)*bin)
 		if i == LatencyBins-1 {

@@ -20,7 +20,8 @@ type Figure struct {
 	ID     string   `json:"id"`
 	Title  string   `json:"title"`
 	YLabel string   `json:"y_label"`
-	Lines  bool     `json:"lines,omitempty"` // drawn as lines over the panels' geomeans (fig6) instead of bars
+	XLabel string   `json:"x_label,omitempty"` // the series axis of a line figure
+	Lines  bool     `json:"lines,omitempty"`   // drawn as lines over the panels' geomeans (fig6) instead of bars
 	Panels []Panel  `json:"panels"`
 	Notes  []string `json:"notes,omitempty"`
 }
@@ -29,6 +30,7 @@ type Figure struct {
 // categories (workloads, then the geomean), series the bars in a group.
 type Panel struct {
 	Title  string   `json:"title"`
+	YLabel string   `json:"y_label,omitempty"` // overrides the figure's`
 	Groups []string `json:"groups"`
 	Series []Series `json:"series"`
 }
@@ -184,7 +186,11 @@ func (f *Figure) WriteCSV(w io.Writer) error {
 
 // WriteJSON writes the figure as indented JSON.
 func (f *Figure) WriteJSON(w io.Writer) error {
-	data, err := json.MarshalIndent(f, "", "  ")
+	out := *f
+	if out.Panels == nil {
+		out.Panels = []Panel{}
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,16 @@ const (
 	groupGap     = vg.Length(10)  // points between bar groups
 	minPlotWidth = vg.Length(480) // points
 	panelHeight  = vg.Length(260) // points per panel
-	headroom     = 1.25           // y-axis top over the tallest value, room for the legend
+	legendEntry  = 16.0           // points per legend line
+	legendMargin = 60.0           // points of title and axis around the data area
 )
+
+// headroom is the y-axis top over the tallest value that keeps n legend
+// entries clear of the bars.
+func headroom(n int) float64 {
+	legend := legendEntry * float64(n+1) / (float64(panelHeight) - legendMargin)
+	return 1 / (1 - min(legend, 0.6))
+}
 
 // ErrNothingToPlot is returned for a figure with no panels (its runs were
 // not possible; the notes say why).
@@ -31,6 +39,11 @@ var ErrNothingToPlot = errors.New("figure has no panels to plot")
 // figure, one line per panel through its geomean over the series (the
 // x-axis).
 func (f *Figure) WriteSVG(w io.Writer) error {
+	return f.render(func(w, h vg.Length) vg.CanvasWriterTo { return vgsvg.New(w, h) }, w)
+}
+
+// render draws the figure on a canvas of the size it needs and writes it.
+func (f *Figure) render(newCanvas func(w, h vg.Length) vg.CanvasWriterTo, w io.Writer) error {
 	if len(f.Panels) == 0 {
 		return ErrNothingToPlot
 	}
@@ -53,7 +66,7 @@ func (f *Figure) WriteSVG(w io.Writer) error {
 			plots = append(plots, p)
 		}
 	}
-	c := vgsvg.New(width, panelHeight*vg.Length(len(plots)))
+	c := newCanvas(width, panelHeight*vg.Length(len(plots)))
 	dc := draw.New(c)
 	rows := make([][]*plot.Plot, len(plots))
 	for i, p := range plots {
@@ -71,6 +84,9 @@ func (f *Figure) barPlot(panel *Panel) (*plot.Plot, vg.Length, error) {
 	p := plot.New()
 	p.Title.Text = f.ID + ": " + panel.Title
 	p.Y.Label.Text = f.YLabel
+	if panel.YLabel != "" {
+		p.Y.Label.Text = panel.YLabel
+	}
 	p.Legend.Top = true
 	n := len(panel.Series)
 	top := 0.0
@@ -94,7 +110,7 @@ func (f *Figure) barPlot(panel *Panel) (*plot.Plot, vg.Length, error) {
 	}
 	p.Y.Min = 0
 	if top > 0 {
-		p.Y.Max = top * headroom
+		p.Y.Max = top * headroom(n)
 	}
 	p.NominalX(panel.Groups...)
 	if len(panel.Groups) > 10 {
@@ -107,11 +123,12 @@ func (f *Figure) barPlot(panel *Panel) (*plot.Plot, vg.Length, error) {
 
 func (f *Figure) linePlot() (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = f.ID + ": " + f.Title
-	p.Y.Label.Text = f.YLabel + " (" + GeomeanGroup + ")"
+	p.Title.Text = f.ID + ": " + f.Title + " (" + GeomeanGroup + ")"
+	p.Y.Label.Text = f.YLabel
+	p.X.Label.Text = f.XLabel
 	p.Legend.Top = true
-	p.Legend.Left = true
 	var xs []string
+	top := 0.0
 	for i, panel := range f.Panels {
 		var pts plotter.XYs
 		for j, s := range panel.Series {
@@ -120,6 +137,7 @@ func (f *Figure) linePlot() (*plot.Plot, error) {
 			}
 			if v := s.Values[len(s.Values)-1]; !math.IsNaN(v) {
 				pts = append(pts, plotter.XY{X: float64(j), Y: v})
+				top = math.Max(top, v)
 			}
 		}
 		if len(pts) == 0 {
@@ -137,5 +155,8 @@ func (f *Figure) linePlot() (*plot.Plot, error) {
 	}
 	p.NominalX(xs...)
 	p.Y.Min = 0
+	if top > 0 {
+		p.Y.Max = top * headroom(len(f.Panels))
+	}
 	return p, nil
 }
