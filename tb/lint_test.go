@@ -65,8 +65,13 @@ func lintSources(t *testing.T, srcs []cosim.Source) {
 		{cosim.Verilator, append([]string{"verilator", "--lint-only", "-Wall", "--top-module", top, "-y", dir, "-y", lib}, files...)},
 		{cosim.Icarus, append([]string{"iverilog", "-g2012", "-Wall", "-s", top, "-y", dir, "-y", lib, "-o", filepath.Join(dir, "lint.vvp")}, files...)},
 	} {
-		if tool.sim.Available() != nil {
-			tool.sim.Require(t)
+		if missing := tool.sim.Available(); missing != nil {
+			// A missing linter must not skip the co-simulation that called
+			// this under the other simulator, so it is only logged here.
+			if os.Getenv(cosim.RequireEnv) == "1" {
+				t.Fatalf("%v (%s=1 makes this a failure)", missing, cosim.RequireEnv)
+			}
+			t.Logf("lint skipped: %v", missing)
 			continue
 		}
 		out, err := exec.Command(tool.argv[0], tool.argv[1:]...).CombinedOutput()
