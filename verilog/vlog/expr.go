@@ -159,6 +159,14 @@ func (e unary) Err() error { return e.a.Err() }
 func (e unary) atomic() bool { return e.a.atomic() }
 func (e unary) text(b *strings.Builder) {
 	b.WriteString(e.op)
+	// Two operators in a row can lex as another token (~& is NAND, ~^
+	// XNOR) or not at all (~~), so a unary operand is parenthesized.
+	if _, nested := e.a.(unary); nested {
+		b.WriteByte('(')
+		e.a.text(b)
+		b.WriteByte(')')
+		return
+	}
 	sub(b, e.a)
 }
 func (e unary) visit(f func(*Signal, int, int)) { e.a.visit(f) }
