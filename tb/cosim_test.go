@@ -89,11 +89,52 @@ func TestCosimDCQ(t *testing.T) {
 			cfg := dcq.Config{Depth: int(v["DEPTH"]), Threshold: int(v["THRESHOLD"]), FGBits: int(v["FG_BITS"])}
 			dut, err := NewDCQ(cfg)
 			require.NoError(t, err)
+			var cov dcqCoverage
 			cosim.Run(t, cosim.Case{
 				Top: "uvmmu_dcq", Sources: []cosim.Source{src}, DUT: dut,
-				Stim: DCQStimulus(2, cfg.FGBits), Cycles: cosim.Cycles(t, ps.cycles), Simulators: ps.simulators(),
+				Stim: cov.observe(cfg, DCQStimulus(2, cfg.FGBits)), Cycles: cosim.Cycles(t, ps.cycles), Simulators: ps.simulators(),
 			})
+			require.Positive(t, cov.pushPopFull, "no cycle offered a push and a pop at full")
+			require.Positive(t, cov.pushPopEmpty, "no cycle offered a push and a pop at empty")
+			require.Positive(t, cov.pushPopMiddle, "no cycle pushed and popped together below full")
+			require.Positive(t, cov.thresholdCrossings, "refill never rose again after falling")
+			require.Positive(t, cov.resets, "no reset after the first cycle")
 		})
+	}
+}
+
+// dcqCoverage counts the corner cases the DCQ stimulus reached, so that a
+// change to the stimulus cannot quietly stop exercising them.
+type dcqCoverage struct {
+	pushPopFull, pushPopEmpty, pushPopMiddle int
+	thresholdCrossings, resets               int
+	refillWasLow                             bool
+}
+
+func (c *dcqCoverage) observe(cfg dcq.Config, stim cosim.Stimulus) cosim.Stimulus {
+	return func(cycle uint64, out, in []uint64) {
+		stim(cycle, out, in)
+		if cycle == 0 {
+			return
+		}
+		both := in[dcqInPushValid] == 1 && in[dcqInPopReady] == 1
+		switch n := out[dcqOutCount]; {
+		case both && n == uint64(cfg.Depth):
+			c.pushPopFull++
+		case both && n == 0:
+			c.pushPopEmpty++
+		case both:
+			c.pushPopMiddle++
+		}
+		if out[dcqOutRefill] == 0 {
+			c.refillWasLow = true
+		} else if c.refillWasLow {
+			c.thresholdCrossings++
+			c.refillWasLow = false
+		}
+		if in[dcqInRst] == 1 {
+			c.resets++
+		}
 	}
 }
 

@@ -92,7 +92,7 @@ func (d *DCQ) Clock(in []uint64) error {
 // source must; the consumer's pop_ready is free. The push and pop rates
 // change every 1,000 to 4,000 cycles among fill-heavy, drain-heavy and
 // balanced phases, so the queue spends long stretches full and empty and
-// crosses its refill threshold often. About once every 30,000 cycles a
+// crosses its refill threshold often. About once every 5,000 cycles a
 // reset clears it.
 func DCQStimulus(seed uint64, fgBits int) cosim.Stimulus {
 	r := rand.New(rand.NewPCG(seed, 0xdc9))
@@ -116,7 +116,7 @@ func DCQStimulus(seed uint64, fgBits int) cosim.Stimulus {
 		in[dcqInPushPFgN] = pfgn
 		in[dcqInPushSwap] = b2u(swap)
 		in[dcqInPopReady] = b2u(r.IntN(100) < popP)
-		reset := r.IntN(30000) == 0
+		reset := r.IntN(5000) == 0
 		in[dcqInRst] = b2u(reset)
 		// push_ready is Moore: the value seen now decides whether the offer
 		// is taken at this cycle's edge.

@@ -49,11 +49,11 @@ func (d *LFSR) Clock(in []uint64) error {
 }
 
 // LFSRStimulus enables the register in about seven cycles of eight and
-// resets it about once every 20,000 cycles.
+// resets it about once every 5,000 cycles.
 func LFSRStimulus(seed uint64) cosim.Stimulus {
 	r := rand.New(rand.NewPCG(seed, 0x1f5))
 	return func(_ uint64, _, in []uint64) {
-		in[0] = b2u(r.IntN(20000) == 0)
+		in[0] = b2u(r.IntN(5000) == 0)
 		in[1] = b2u(r.IntN(8) != 0)
 	}
 }
