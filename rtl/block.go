@@ -19,9 +19,10 @@ type Block interface {
 // Base is embedded in every block. It carries the block's hierarchical name,
 // its link to the Sim, and its sleep state.
 type Base struct {
-	sim  *Sim
-	path string
-	self Block
+	sim     *Sim
+	checked bool // the Sim's checked mode, kept here where registers look
+	path    string
+	self    Block
 
 	// asleep blocks are neither driven nor evaluated; wakeAt is the cycle at
 	// which a timed sleep ends (Never for sleep-until-input).

@@ -31,13 +31,19 @@ type traced interface {
 // not written holds its value. T is an unsigned integer, bool, or a small
 // comparable struct that implements Packer.
 type Reg[T comparable] struct {
+	// The fields read every cycle come first and the descriptive ones sit
+	// behind a pointer, so that scanning a Vec touches little memory.
+	q, d  T
+	dirty bool
 	owner *Base
-	sim   *Sim
+	info  *regInfo[T]
+}
+
+// regInfo is what a register needs only for checks, tracing and reset.
+type regInfo[T comparable] struct {
 	name  string
 	width int
 	reset T
-	q, d  T
-	dirty bool
 	pack  func(T) uint64
 }
 
@@ -74,9 +80,9 @@ func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, 
 	if width < 1 || width > 64 {
 		panic(fmt.Sprintf("rtl: register %s width %d outside 1..64", b.Child(name), width))
 	}
-	*r = Reg[T]{owner: b, sim: b.sim, name: b.Child(name), width: width, reset: reset, q: reset, d: reset, pack: pack}
-	if r.pack(reset)&^mask(width) != 0 {
-		panic(fmt.Sprintf("rtl: register %s reset value does not fit %d bits", r.name, width))
+	*r = Reg[T]{q: reset, d: reset, owner: b, info: &regInfo[T]{name: b.Child(name), width: width, reset: reset, pack: pack}}
+	if pack(reset)&^mask(width) != 0 {
+		panic(fmt.Sprintf("rtl: register %s reset value does not fit %d bits", r.info.name, width))
 	}
 	b.sim.regs = append(b.sim.regs, r)
 	b.sim.addSignal(r)
@@ -84,8 +90,8 @@ func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, 
 
 // Q is the register's value in the current cycle.
 func (r *Reg[T]) Q() T {
-	if r.sim.checked {
-		r.sim.checkRegRead(r.owner, r.name)
+	if r.owner.checked {
+		r.owner.sim.checkRegRead(r.owner, r.info.name)
 	}
 	return r.q
 }
@@ -93,18 +99,15 @@ func (r *Reg[T]) Q() T {
 // Set writes the value the register takes at the next clock edge. Only the
 // owning block may write it, only in Eval, and only once per cycle.
 func (r *Reg[T]) Set(v T) {
-	s := r.sim
-	if s.checked {
-		s.checkRegWrite(r.owner, r.name, r.dirty)
-		if r.pack(v)&^mask(r.width) != 0 {
-			s.fail(fmt.Errorf("register %s: value %#x does not fit %d bits in cycle %d", r.name, r.pack(v), r.width, s.cycle))
-		}
+	b := r.owner
+	if b.checked {
+		r.checkSet(v)
 	}
 	r.d = v
-	r.owner.wrote = true
+	b.wrote = true
 	if !r.dirty {
 		r.dirty = true
-		s.dirty = append(s.dirty, r)
+		b.sim.dirty = append(b.sim.dirty, r)
 	}
 }
 
@@ -114,7 +117,15 @@ func (r *Reg[T]) Set(v T) {
 func (r *Reg[T]) Poke(v T) {
 	r.q, r.d = v, v
 	r.owner.wake()
-	r.sim.redrive(r.owner)
+	r.owner.sim.redrive(r.owner)
+}
+
+func (r *Reg[T]) checkSet(v T) {
+	s, in := r.owner.sim, r.info
+	s.checkRegWrite(r.owner, in.name, r.dirty)
+	if in.pack(v)&^mask(in.width) != 0 {
+		s.fail(fmt.Errorf("register %s: value %#x does not fit %d bits in cycle %d", in.name, in.pack(v), in.width, s.cycle))
+	}
 }
 
 func (r *Reg[T]) commit() {
@@ -123,16 +134,16 @@ func (r *Reg[T]) commit() {
 }
 
 func (r *Reg[T]) resetValue() {
-	r.q, r.d, r.dirty = r.reset, r.reset, false
+	r.q, r.d, r.dirty = r.info.reset, r.info.reset, false
 }
 
 // Name is the register's hierarchical name.
-func (r *Reg[T]) Name() string { return r.name }
+func (r *Reg[T]) Name() string { return r.info.name }
 
 // Width is the register's width in bits.
-func (r *Reg[T]) Width() int { return r.width }
+func (r *Reg[T]) Width() int { return r.info.width }
 
-func (r *Reg[T]) bits() uint64 { return r.pack(r.q) }
+func (r *Reg[T]) bits() uint64 { return r.info.pack(r.q) }
 
 // Vec is a vector of registers of one type and width, such as the entries of
 // a FIFO. Element i is named name[i].

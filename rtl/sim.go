@@ -81,7 +81,7 @@ func (s *Sim) Add(blk Block, path string) {
 	if b.sim != nil {
 		panic(fmt.Sprintf("rtl: block %s added twice", b.path))
 	}
-	*b = Base{sim: s, path: path, self: blk, wakeAt: Never}
+	*b = Base{sim: s, checked: s.checked, path: path, self: blk, wakeAt: Never}
 	s.blocks = append(s.blocks, b)
 	s.order = append(s.order, b)
 	s.awake++
