@@ -52,6 +52,8 @@ func (c *Check) Status() string {
 func (c *Check) Explanation() string {
 	d := c.Difference()
 	switch {
+	case math.IsNaN(d) && c.Missing == "":
+		return "not measured: no completed runs"
 	case math.IsNaN(d):
 		return "not measured: " + c.Missing
 	case d <= ExplainThreshold:
@@ -63,8 +65,9 @@ func (c *Check) Explanation() string {
 }
 
 // Explanations hold, per SPEC 10 result id, why the model's figure differs
-// from the paper's by more than ExplainThreshold. They are written from the
-// measured numbers of the validation run that docs/experiments.md records.
+// from the paper's by more than ExplainThreshold, each written from the
+// measured numbers of a validation run. A row above the threshold with no
+// entry reads "difference not explained".
 var Explanations = map[string]string{}
 
 // Tolerances (relative to the paper's figure).
