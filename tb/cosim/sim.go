@@ -30,16 +30,22 @@ type Simulator struct {
 	// kept in dir.
 	build func(dir, top string, params, files []string, trace bool) error
 	argv  func(dir string) []string
+	// versionFlag prints the simulator's version banner.
+	versionFlag string
+	// needsTraceBuild is true when only a separate build can dump VCD.
+	needsTraceBuild bool
 }
 
 // Icarus is Icarus Verilog: iverilog -g2012 to compile, vvp to run.
 var Icarus = Simulator{Name: "icarus", Package: "iverilog", tools: []string{"iverilog", "vvp"}, build: buildIcarus,
-	argv: func(dir string) []string { return []string{"vvp", "-n", filepath.Join(dir, "sim.vvp")} }}
+	argv:        func(dir string) []string { return []string{"vvp", "-n", filepath.Join(dir, "sim.vvp")} },
+	versionFlag: "-V"}
 
 // Verilator builds a C++ simulation with verilator --binary (at most two
 // compile jobs) and runs the binary.
 var Verilator = Simulator{Name: "verilator", Package: "verilator", tools: []string{"verilator"}, build: buildVerilator,
-	argv: func(dir string) []string { return []string{filepath.Join(dir, "obj", "sim")} }}
+	argv:        func(dir string) []string { return []string{filepath.Join(dir, "obj", "sim")} },
+	versionFlag: "--version", needsTraceBuild: true}
 
 // Simulators lists both, in the order tests run them.
 var Simulators = []Simulator{Icarus, Verilator}
@@ -133,11 +139,7 @@ func (s Simulator) version() string {
 	if v, ok := versions.Load(s.Name); ok {
 		return v.(string)
 	}
-	flag := "--version"
-	if s.tools[0] == "iverilog" {
-		flag = "-V"
-	}
-	out, _ := exec.Command(s.tools[0], flag).Output()
+	out, _ := exec.Command(s.tools[0], s.versionFlag).Output()
 	line, _, _ := strings.Cut(string(out), "\n")
 	versions.Store(s.Name, line)
 	return line
@@ -156,25 +158,26 @@ func CacheDir() string {
 }
 
 // Build compiles sources with top as the top module. params override
-// parameters of the top module ("NAME=VALUE", decimal). A build with the
+// parameters of the top module ("NAME=VALUE", VALUE a Verilog constant such
+// as 128 or 61'h1f). A build with the
 // same simulator, top, parameters and source texts is reused from CacheDir,
 // so a Verilator binary is compiled once and then run on any number of
 // vector sets.
 func (s Simulator) Build(top string, params []string, sources []Source) (*Executable, error) {
-	e, err := s.build1(top, params, sources, false)
+	e, err := s.buildCached(top, params, sources, false)
 	if err != nil {
 		return nil, err
 	}
 	e.traced = func() (*Executable, error) {
-		if s.Name == Icarus.Name {
+		if !s.needsTraceBuild {
 			return e, nil
 		}
-		return s.build1(top, params, sources, true)
+		return s.buildCached(top, params, sources, true)
 	}
 	return e, nil
 }
 
-func (s Simulator) build1(top string, params []string, sources []Source, trace bool) (*Executable, error) {
+func (s Simulator) buildCached(top string, params []string, sources []Source, trace bool) (*Executable, error) {
 	if err := s.Available(); err != nil {
 		return nil, err
 	}
