@@ -38,13 +38,13 @@ type Run struct {
 // GPU is the core and translation configuration (UVMMU paper Table I).
 type GPU struct {
 	ClockMHz       int    `toml:"clock_mhz" min:"1" max:"10000" doc:"core clock; every latency is converted to these cycles"`
-	SMs            int    `toml:"sms" min:"1" max:"1024" doc:"streaming multiprocessors"`
+	SMs            int    `toml:"sms" min:"1" max:"63" doc:"streaming multiprocessors (the walk arbiter and shootdown masks are 64 bits)"`
 	WarpsPerSM     int    `toml:"warps_per_sm" min:"1" max:"64" doc:"occupancy limit in warps per SM"`
 	Scheduler      string `toml:"scheduler" oneof:"gto,lrr" doc:"warp scheduler: greedy-then-oldest or loose round robin"`
 	LineBytes      int    `toml:"line_bytes" min:"32" max:"4096" pow2:"true" doc:"cache line size the coalescer groups lanes into"`
 	L1TLBEntries   int    `toml:"l1_tlb_entries" min:"1" max:"4096" doc:"per-SM L1 TLB entries, fully associative, LRU"`
 	L1TLBLatency   int    `toml:"l1_tlb_latency" min:"1" max:"100" doc:"L1 TLB lookup cycles"`
-	TranslateQueue int    `toml:"translate_queue" min:"32" max:"4096" doc:"per-SM queue of page translations waiting for the L1 TLB"`
+	TranslateQueue int    `toml:"translate_queue" min:"64" max:"65536" doc:"per-SM queue of page translations waiting for the L1 TLB"`
 	Walkers        int    `toml:"walkers" min:"1" max:"1024" doc:"page-table walkers in the GMMU"`
 	WalkQueue      int    `toml:"walk_queue" min:"1" max:"65536" doc:"GMMU walk queue entries"`
 	WalkCycles     int    `toml:"walk_cycles" min:"1" max:"100000" doc:"page-table walk latency in cycles"`
@@ -107,8 +107,10 @@ func Default() Config {
 			LineBytes:    128, // UVMMU Table I: 128 B lines of four 32 B sectors
 			L1TLBEntries: 128, // UVMMU Table I: fully associative
 			L1TLBLatency: 1,   // a fully associative CAM lookup in one cycle
-			// Room for two worst-case instructions (32 pages each) plus one.
-			TranslateQueue: 96,
+			// One worst-case instruction (32 pages) per warp and one more:
+			// the issue stage never stalls on lookups in flight, which a
+			// TLB freeze can hold for a whole fault latency.
+			TranslateQueue: 64*32 + 32,
 			Walkers:        64,  // UVMMU Table I
 			WalkQueue:      64,  // GRIT Table I (UVMMU Table I gives none)
 			WalkCycles:     100, // UVMSmart Table I: page-table walk 100 cycles

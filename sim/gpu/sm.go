@@ -294,7 +294,7 @@ func (m *SM) Eval() {
 			m.miss.Set(l.Pack())
 			m.misses.Set(m.misses.Q() + 1)
 		case tlb.Refused:
-			m.parked.At(int(m.wrap(parkHead + parkFill))).Set(l.Pack())
+			m.parked.At(int((parkHead + parkFill) % uint32(m.cfg.TranslateQueue))).Set(l.Pack())
 			parkFill++
 		}
 	}
@@ -338,7 +338,8 @@ func (m *SM) Eval() {
 
 	// Issue. A memory instruction needs room for its worst case in the
 	// translation queue; without it the issue stage stalls.
-	if eligible != 0 && int(fill+inflight)+maxPagesPerOp <= m.cfg.TranslateQueue {
+	stalled := int(fill+inflight)+maxPagesPerOp > m.cfg.TranslateQueue
+	if eligible != 0 && !stalled {
 		w := m.pick(eligible)
 		m.last.Set(uint8(w))
 		bit := uint64(1) << w
@@ -384,12 +385,12 @@ func (m *SM) Eval() {
 	update(m.loading, loading)
 	update(m.nextReady, nextReady)
 
-	// Sleep while every warp waits, on memory or translation (an input
-	// wakes the SM) or on a compute instruction (wake at the earliest
-	// finish). A response held back by a full walk register would not
+	// Sleep while every warp waits (or the issue stage waits for room in
+	// the translation queue), on memory or translation (an input wakes the
+	// SM) or on a compute instruction (wake at the earliest finish). A response held back by a full walk register would not
 	// change its wires when the SM becomes ready again, so the SM stays
 	// awake while one is offered.
-	if eligible == 0 && fill == 0 && !dreqValid && !missValid && (parkFill == 0 || m.Frozen.Get()) &&
+	if (eligible == 0 || stalled) && fill == 0 && !dreqValid && !missValid && (parkFill == 0 || m.Frozen.Get()) &&
 		!m.Launch.Valid.Get() && !m.TLBResp.Valid.Get() {
 		m.SleepUntil(nextReady)
 	}

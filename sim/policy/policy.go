@@ -14,7 +14,7 @@ import (
 )
 
 // Names lists the policies in the order uvmsim list shows them.
-func Names() []string { return []string{"ideal", "uvmmu"} }
+func Names() []string { return []string{"ideal", "um", "uvmmu"} }
 
 // Describe is a one-line summary of each policy, for uvmsim list.
 var Describe = map[string]string{
@@ -28,6 +28,8 @@ func New(name string, cfg *config.Config) (system.Policy, error) {
 	switch name {
 	case "ideal":
 		return &Ideal{}, nil
+	case "um":
+		return newUM(cfg), nil
 	case "uvmmu":
 		return newUVMMU(cfg), nil
 	}

@@ -133,7 +133,8 @@ func newLinkAndPME(s *system.System, cfg *config.Config) (*pcie.Link, *pme.Engin
 	return link, e, nil
 }
 
-// Stats reports page-groups migrated and evicted and the link's bytes.
+// Stats reports the pages migrated and evicted (in 4 KB pages, as for
+// every policy) and the link's bytes.
 func (p *UVMMU) Stats() system.PolicyStats {
 	return system.PolicyStats{
 		Migrations:   p.unit.migrations.Q(),
@@ -338,8 +339,20 @@ type migrationUnit struct {
 	repWalk  *rtl.Reg[ptw.Walk]
 	repPTE   *rtl.Reg[pte.PTE]
 
-	migrations *rtl.Reg[uint64]
-	evictions  *rtl.Reg[uint64]
+	// Frame-group of each resident page-group (valid bit above it), from
+	// firstGroup on: a remote walk that read its PTE before the migration
+	// wrote it is answered from here instead of migrating the page-group
+	// a second time.
+	firstGroup uint64
+	frameOf    *rtl.Vec[uint64]
+	// This cycle's changes to it (combinational): the page-group mapped
+	// and the victim chosen, or noGroup.
+	nowResident, nowEvicting uint64
+	// Set-up queue traffic this cycle (combinational).
+	queued, dequeued bool
+
+	migrations *rtl.Reg[uint64] // 4 KB pages moved to the GPU
+	evictions  *rtl.Reg[uint64] // 4 KB pages written back to the host
 }
 
 // hostPages is a host phase's read-back: the number of pages it touches.
@@ -412,6 +425,8 @@ func newMigrationUnit(s *system.System, cfg *config.Config, d *da.DA, mem ipgt.M
 	u.repIndex = rtl.NewReg[uint32](b, "rep_index", 16, 0)
 	u.repWalk = rtl.NewRegOf(b, "rep_walk", ptw.WalkBits, ptw.Walk{})
 	u.repPTE = rtl.NewReg[pte.PTE](b, "rep_pte", 64, 0)
+	u.firstGroup = s.Layout.BaseVPN / system.PagesPerGroup
+	u.frameOf = rtl.NewVec[uint64](b, "frame_of", s.Layout.Pages/system.PagesPerGroup, 33, 0)
 	u.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	u.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
 	u.remote.Consumer(b)
@@ -522,11 +537,13 @@ func (u *migrationUnit) Eval() {
 	busy := false
 
 	// A remote walk: join the page-group's migration, or start one.
+	u.nowResident, u.nowEvicting = noGroup, noGroup
+	u.queued, u.dequeued = false, false
 	if u.remote.Fire() {
 		busy = true
 		w := u.remote.Bits.Get()
 		g := w.VPN / system.PagesPerGroup
-		if u.find(g) < 0 {
+		if u.find(g) < 0 && !u.isResident(g) {
 			u.start(&free, g, u.remote.PTE.Get().Frame()/system.PagesPerGroup, w.VPN)
 		}
 		i := u.freeRequest()
@@ -535,12 +552,24 @@ func (u *migrationUnit) Eval() {
 		waiting++
 	}
 
+	arriving := ^uint64(0)
+	if u.remote.Fire() {
+		arriving = u.remote.Bits.Get().VPN / system.PagesPerGroup
+	}
 	busy = u.evalSetup() || busy
-	busy = u.evalLanding(&free) || busy
+	busy = u.evalLanding(&free, arriving) || busy
 	var replied bool
 	waiting, replied = u.evalReply(waiting, &free)
 	busy = busy || replied
 
+	u.applyResident()
+	if u.queued != u.dequeued {
+		if u.queued {
+			u.setupQN.Set(u.setupQN.Q() + 1)
+		} else {
+			u.setupQN.Set(u.setupQN.Q() - 1)
+		}
+	}
 	if free != u.freeMask.Q() {
 		u.freeMask.Set(free)
 	}
@@ -550,6 +579,24 @@ func (u *migrationUnit) Eval() {
 	if !busy {
 		u.Sleep()
 	}
+}
+
+// noGroup marks no resident-bit change.
+const noGroup = ^uint64(0)
+
+// applyResident records this cycle's mapped page-group and victim.
+func (u *migrationUnit) applyResident() {
+	if g := u.nowResident; g != noGroup {
+		slot := int(u.mapSlot.Q())
+		u.frameOf.At(int(g - u.firstGroup)).Set(1<<32 | u.pfgn.At(slot).Q())
+	}
+	if g := u.nowEvicting; g != noGroup {
+		u.frameOf.At(int(g - u.firstGroup)).Set(0)
+	}
+}
+
+func (u *migrationUnit) isResident(g uint64) bool {
+	return u.frameOf.At(int(g-u.firstGroup)).Q()>>32 != 0
 }
 
 // start opens a migration of page-group g from host frame-group hostFG,
@@ -566,9 +613,8 @@ func (u *migrationUnit) start(free *uint64, g, hostFG, vpn uint64) {
 	u.landed.At(slot).Set(0)
 	u.mapped.At(slot).Set(0)
 	u.evicted.At(slot).Set(0)
-	qn := u.setupQN.Q()
-	u.setupQ.At(int((u.setupQH.Q() + qn) % uint8(u.slots))).Set(uint8(slot))
-	u.setupQN.Set(qn + 1)
+	u.setupQ.At(int((u.setupQH.Q() + u.setupQN.Q()) % uint8(u.slots))).Set(uint8(slot))
+	u.queued = true
 }
 
 // find returns the slot migrating page-group g in or out, or -1.
@@ -616,7 +662,7 @@ func (u *migrationUnit) evalSetup() bool {
 			h := u.setupQH.Q()
 			u.setupSlot.Set(u.setupQ.At(int(h)).Q())
 			u.setupQH.Set((h + 1) % uint8(u.slots))
-			u.setupQN.Set(u.setupQN.Q() - 1)
+			u.dequeued = true
 			next = setupDst
 		}
 	case setupDst:
@@ -638,6 +684,7 @@ func (u *migrationUnit) evalSetup() bool {
 			if e := ipgt.Unpack(u.mem.RespData.Get()); e.M {
 				u.swap.At(slot).Set(1)
 				u.victim.At(slot).Set(e.VPgN)
+				u.nowEvicting = e.VPgN
 				u.page.Set(0)
 				u.sent.Set(0)
 				next = setupUnmap
@@ -710,7 +757,7 @@ func (u *migrationUnit) evalSetup() bool {
 }
 
 // evalLanding takes one PME event per cycle and retires finished slots.
-func (u *migrationUnit) evalLanding(free *uint64) bool {
+func (u *migrationUnit) evalLanding(free *uint64, arriving uint64) bool {
 	busy := false
 	if u.updValid.Q() && u.update.Fire() {
 		u.updValid.Set(false)
@@ -725,16 +772,14 @@ func (u *migrationUnit) evalLanding(free *uint64) bool {
 			slot := int(ev.Tag)
 			if ev.Victim {
 				u.evicted.At(slot).Set(1)
-				u.evictions.Set(u.evictions.Q() + 1)
+				u.evictions.Set(u.evictions.Q() + system.PagesPerGroup)
 			} else {
 				g := u.vpgn.At(slot).Q()
 				u.updValid.Set(true)
 				u.updVPN.Set(g*system.PagesPerGroup + uint64(ev.Page))
 				u.updPTE.Set(pte.Local(system.LocalFrame(u.pfgn.At(slot).Q(), int(ev.Page))))
 				u.landed.At(slot).Set(u.landed.At(slot).Q() | 1<<ev.Page)
-				if ev.Last {
-					u.migrations.Set(u.migrations.Q() + 1)
-				}
+				u.migrations.Set(u.migrations.Q() + 1)
 			}
 		}
 	}
@@ -743,6 +788,7 @@ func (u *migrationUnit) evalLanding(free *uint64) bool {
 		busy = true
 		if u.dst.Map.Ready.Get() {
 			u.mapped.At(int(u.mapSlot.Q())).Set(1)
+			u.nowResident = u.vpgn.At(int(u.mapSlot.Q())).Q()
 			u.mapValid.Set(false)
 		}
 	} else {
@@ -756,12 +802,12 @@ func (u *migrationUnit) evalLanding(free *uint64) bool {
 		}
 	}
 	// Retire a slot once mapped, its victim (if any) home, and no request
-	// waits on either page-group.
+	// waits on, or arrives for, either page-group.
 	for slot := range u.slots {
 		if u.state.At(slot).Q() != slotMoving || !(u.mapped.At(slot).Q() != 0) || ((u.swap.At(slot).Q() != 0) && !(u.evicted.At(slot).Q() != 0)) {
 			continue
 		}
-		if u.referenced(slot) {
+		if u.referenced(slot) || u.vpgn.At(slot).Q() == arriving || u.victim.At(slot).Q() == arriving {
 			continue
 		}
 		u.state.At(slot).Set(slotFree)
@@ -861,6 +907,9 @@ func (u *migrationUnit) answer(vpn uint64) (pte.PTE, int) {
 			}
 			return 0, answerWait
 		}
+	}
+	if e := u.frameOf.At(int(g - u.firstGroup)).Q(); e>>32 != 0 {
+		return pte.Local(system.LocalFrame(e&(1<<32-1), k)), answerLocal
 	}
 	for slot := range u.slots {
 		if u.state.At(slot).Q() != slotFree && (u.swap.At(slot).Q() != 0) && u.victim.At(slot).Q() == g {

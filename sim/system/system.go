@@ -55,8 +55,8 @@ type Policy interface {
 // PolicyStats are the migration counters every policy reports.
 type PolicyStats struct {
 	FarFaults    uint64 // faults the driver handled (um)
-	Migrations   uint64 // page-groups or pages migrated to the GPU
-	Evictions    uint64 // page-groups or pages evicted to the host
+	Migrations   uint64 // 4 KB pages migrated host to GPU
+	Evictions    uint64 // 4 KB pages written back GPU to host
 	PCIeH2DBytes uint64
 	PCIeD2HBytes uint64
 }
