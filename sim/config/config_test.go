@@ -42,7 +42,7 @@ func TestSetOverridesByDottedKey(t *testing.T) {
 func TestErrorsNameTheKey(t *testing.T) {
 	cases := []struct{ set, want string }{
 		{"gpu.smz=4", `unknown key "gpu.smz"`},
-		{"gpu.sms=four", `gpu.sms = "four" is not a valid int; allowed: [1, 1024]`},
+		{"gpu.sms=four", `gpu.sms = "four" is not a valid int; allowed: [1, 63]`},
 		{"pcie.bandwidth_gbs=NaN", `pcie.bandwidth_gbs = "NaN" is not a valid float`},
 		{"gpu.sms", `not of the form key=value`},
 	}
@@ -53,7 +53,7 @@ func TestErrorsNameTheKey(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 	ranges := []struct{ set, want string }{
-		{"gpu.sms=0", "gpu.sms = 0 out of range; allowed: [1, 1024]"},
+		{"gpu.sms=0", "gpu.sms = 0 out of range; allowed: [1, 63]"},
 		{"gpu.line_bytes=100", "gpu.line_bytes = 100 out of range; allowed: [32, 4096], a power of two"},
 		{"run.policy=magic", `run.policy = "magic" out of range; allowed: one of ideal, um, uvmmu`},
 		{"uvmmu.dcq_threshold=65", "uvmmu.dcq_threshold = 65 must not exceed uvmmu.dcq_depth = 64"},

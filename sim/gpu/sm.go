@@ -387,13 +387,21 @@ func (m *SM) Eval() {
 
 	// Sleep while every warp waits (or the issue stage waits for room in
 	// the translation queue), on memory or translation (an input wakes the
-	// SM) or on a compute instruction (wake at the earliest finish). A response held back by a full walk register would not
-	// change its wires when the SM becomes ready again, so the SM stays
-	// awake while one is offered.
-	if (eligible == 0 || stalled) && fill == 0 && !dreqValid && !missValid && (parkFill == 0 || m.Frozen.Get()) &&
-		!m.Launch.Valid.Get() && !m.TLBResp.Valid.Get() {
-		m.SleepUntil(nextReady)
+	// SM) or on a compute instruction (wake at the earliest finish). A
+	// handshake that would complete next cycle keeps the SM awake to see
+	// it: an output offered to a consumer whose Ready is already high, an
+	// input offered while this SM will be ready. A Ready that is low now
+	// wakes the SM when it rises.
+	if (eligible != 0 && !stalled) || (parkFill > 0 && !m.Frozen.Get()) {
+		return
 	}
+	if (fill > 0 && m.TLBReq.Ready.Get()) || (dreqValid && m.DataReq.Ready.Get()) || (missValid && m.WalkReq.Ready.Get()) {
+		return
+	}
+	if (m.TLBResp.Valid.Get() && !missValid) || (m.Launch.Valid.Get() && bits.OnesCount64(free) >= m.blockWarps) {
+		return
+	}
+	m.SleepUntil(nextReady)
 }
 
 // launch places the warps of one thread block into free slots.

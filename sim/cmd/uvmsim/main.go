@@ -4,6 +4,7 @@
 //
 //	uvmsim run --workload hotspot --policy uvmmu --oversub 125
 //	uvmsim list
+//	uvmsim report --csv out/results.csv out/*.json
 //
 // Exit status: 0 on success, 2 for a bad flag, configuration key or value
 // (the message names it and its allowed values), 1 when the simulation
@@ -72,6 +73,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return experimentCmd(args[1:], stdout, stderr)
 	case "list":
 		return listCmd(args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, "usage: uvmsim COMMAND [flags];", commands)
 		return nil
