@@ -12,23 +12,26 @@ package config
 import (
 	"fmt"
 	"math"
+
+	"github.com/uvmmu/uvmmu/sim/uvm"
 )
 
 // Config is the whole system and run configuration.
 type Config struct {
-	Run    Run    `toml:"run"`
-	GPU    GPU    `toml:"gpu"`
-	Memory Memory `toml:"memory"`
-	PCIe   PCIe   `toml:"pcie"`
-	UM     UM     `toml:"um"`
-	UVMMU  UVMMU  `toml:"uvmmu"`
-	Check  Check  `toml:"check"`
+	Run      Run    `toml:"run"`
+	GPU      GPU    `toml:"gpu"`
+	Memory   Memory `toml:"memory"`
+	PCIe     PCIe   `toml:"pcie"`
+	UM       UM     `toml:"um"`
+	UVMSmart UM     `toml:"uvmsmart"`
+	UVMMU    UVMMU  `toml:"uvmmu"`
+	Check    Check  `toml:"check"`
 }
 
 // Run selects the experiment: workload, policy, memory pressure and seed.
 type Run struct {
 	Workload   string  `toml:"workload" doc:"built-in workload name (see uvmsim list)"`
-	Policy     string  `toml:"policy" oneof:"ideal,um,uvmmu" doc:"migration policy"`
+	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,uvmmu" doc:"migration policy"`
 	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in whole 2 MB regions (SPEC 2)"`
 	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier"`
 	Seed       uint64  `toml:"seed" min:"0" max:"18446744073709551615" doc:"seed of every random choice (workload, LFSR seed derivation)"`
@@ -64,11 +67,69 @@ type PCIe struct {
 	PacketBytes  int     `toml:"packet_bytes" min:"64" max:"65536" pow2:"true" doc:"packet size; the links interleave packets round robin"`
 }
 
-// UM is the fault-based NVIDIA UM baseline as the UVMSmart simulator models it.
+// UM is a fault-based UVM driver as the UVMSmart simulator models it: its
+// timing and its choices from the shared policy menu (SPEC 6.4, package
+// sim/uvm, docs/uvm-menu.md). The um policy reads the [um] section and the
+// uvmsmart policy the [uvmsmart] section; both sections have these keys and
+// differ only in their defaults. The allowed names are sim/uvm's
+// (TestMenuNamesMatchSimUVM holds the tags to them).
 type UM struct {
-	FaultLatencyUs float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"far-fault handling latency per fault batch entry"`
-	Prefetcher     string  `toml:"prefetcher" oneof:"tree,none" doc:"tree-based neighborhood (64 KB leaves, 2 MB roots) or on-demand"`
-	FaultBuffer    int     `toml:"fault_buffer" min:"1" max:"65536" doc:"far-fault buffer entries"`
+	FaultLatencyUs      float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"far-fault handling latency per fault batch entry"`
+	FaultBuffer         int     `toml:"fault_buffer" min:"1" max:"65536" doc:"far-fault buffer entries"`
+	Prefetcher          string  `toml:"prefetcher" oneof:"none,tree,seqlocal,random" doc:"prefetcher until GPU memory first fills: on-demand, tree-based neighborhood (64 KB leaves, 2 MB roots), sequential-local 64 KB, random 4 KB"`
+	PrefetcherOversub   string  `toml:"prefetcher_oversub" oneof:"none,tree,seqlocal,random" doc:"prefetcher once GPU memory has filled"`
+	Eviction            string  `toml:"eviction" oneof:"lru2m,lrutree,lru64k,random4k,lfu2m,lru4k" doc:"eviction policy: LRU 2 MB, LRU tree-based, LRU sequential-local 64 KB, random 4 KB, access-counter LFU 2 MB, LRU 4 KB"`
+	Remote              string  `toml:"remote" oneof:"off,adaptive,always,oversub" doc:"remote zero-copy access: off, adaptive threshold (UVMSmart Eq. 1), static threshold always, static threshold once oversubscribed"`
+	MigrateThreshold    int     `toml:"migrate_threshold" min:"1" max:"134217727" doc:"static access-counter threshold t_s (accesses to a 64 KB block before a read migrates)"`
+	Penalty             int     `toml:"penalty" min:"1" max:"1048576" doc:"multiplicative migration penalty p once oversubscribed (UVMSmart Eq. 1)"`
+	FreeBufferPct       float64 `toml:"free_buffer_pct" min:"0" max:"99" doc:"percentage of managed GPU memory kept free by evicting ahead"`
+	RemoteLatencyCycles int     `toml:"remote_latency_cycles" min:"0" max:"100000" doc:"latency of one remote zero-copy access, before the line's transfer time on the link"`
+}
+
+// Menu is the section's choice from the sim/uvm menu; the random
+// prefetcher and evictor draw from seed.
+func (u *UM) Menu(seed uint64) uvm.Config {
+	return uvm.Config{
+		Prefetcher:        u.Prefetcher,
+		OversubPrefetcher: u.PrefetcherOversub,
+		Evictor:           u.Eviction,
+		Remote:            u.Remote,
+		StaticThreshold:   uint32(u.MigrateThreshold),
+		Penalty:           uint32(u.Penalty),
+		FreeBufferPercent: u.FreeBufferPct,
+		Seed:              seed,
+	}
+}
+
+// umDefaults is the UVMSmart simulator's baseline driver (uvm.DefaultConfig:
+// tree prefetcher before and after oversubscription, LRU 2 MB eviction, no
+// remote access, t_s = 8, p = 2, no free-page buffer) with the UVMMU
+// paper's 45 us fault latency.
+func umDefaults() UM {
+	m := uvm.DefaultConfig()
+	return UM{
+		FaultLatencyUs:    45, // UVMMU Table I: 45 us fault-based handling
+		FaultBuffer:       4096,
+		Prefetcher:        m.Prefetcher,
+		PrefetcherOversub: m.OversubPrefetcher,
+		Eviction:          m.Evictor,
+		Remote:            m.Remote,
+		MigrateThreshold:  int(m.StaticThreshold),
+		Penalty:           int(m.Penalty),
+		FreeBufferPct:     m.FreeBufferPercent,
+		// UVMSmart Table I: remote (zero-copy) access 200 cycles.
+		RemoteLatencyCycles: 200,
+	}
+}
+
+// uvmsmartDefaults is the UVMSmart adaptive scheme (UVMSmart Sections IV
+// and V): the baseline driver with remote zero-copy access under the
+// dynamic threshold of Eq. 1 and access-counter LFU 2 MB eviction.
+func uvmsmartDefaults() UM {
+	u := umDefaults()
+	u.Remote = uvm.RemoteAdaptive
+	u.Eviction = uvm.EvictLFU2M
+	return u
 }
 
 // UVMMU is the hardware migration path and its Destination Allocator.
@@ -125,11 +186,8 @@ func Default() Config {
 			RTTUs:        1,  // UVMMU Table I: 1 us round trip
 			PacketBytes:  4096,
 		},
-		UM: UM{
-			FaultLatencyUs: 45, // UVMMU Table I: 45 us fault-based handling
-			Prefetcher:     "tree",
-			FaultBuffer:    4096,
-		},
+		UM:       umDefaults(),
+		UVMSmart: uvmsmartDefaults(),
 		UVMMU: UVMMU{
 			DCQDepth:       64,  // SPEC 2
 			DCQThreshold:   32,  // SPEC 2
