@@ -34,6 +34,35 @@ type Config struct {
 	AddrBits  int        // ADDR_W
 	IPGTBase  uint64     // IPGT_BASE
 	LFSRWidth int        // LFSR_WIDTH
+	Victims   VictimSource
+}
+
+// VictimSource is where the victim mode takes its candidates from. Either
+// way the AFM reads the candidate's IPgT entry and pushes it only when it
+// is mapped, unprotected and idle (M=1, P=0, B=0), writing back B=1, so
+// the DA's invariants hold for any candidate stream.
+type VictimSource uint8
+
+const (
+	// VictimLFSR is the paper's linear-random picker (SPEC 5.2 step 3;
+	// UVMMU paper Section IV-D) and the only source of the Verilog
+	// uvmmu_da.
+	VictimLFSR VictimSource = iota
+	// VictimExternal takes candidates from the Victim port, fed by an
+	// eviction-metadata block (blocks/evict): a Go-model extension for the
+	// eviction sensitivity study (UVMMU paper Section V-C1, Figure 5).
+	VictimExternal
+)
+
+// String names the source as the configuration does.
+func (v VictimSource) String() string {
+	switch v {
+	case VictimLFSR:
+		return "lfsr"
+	case VictimExternal:
+		return "external"
+	}
+	return fmt.Sprintf("VictimSource(%d)", uint8(v))
 }
 
 // FrAB is the bitmap geometry that follows from NFG and WordBits.
@@ -59,6 +88,9 @@ func (c Config) Validate() error {
 	if end := ipgt.Address(c.IPGTBase, c.NFG); c.AddrBits < 64 && (end > 1<<c.AddrBits || end < c.IPGTBase) {
 		return fmt.Errorf("afm: IPGTBase %#x + 8*NFG (%d) exceeds the %d-bit address space", c.IPGTBase, c.NFG, c.AddrBits)
 	}
+	if c.Victims > VictimExternal {
+		return fmt.Errorf("afm: Victims %v is not lfsr or external", c.Victims)
+	}
 	if c.LFSRWidth < lfsr.MinWidth || c.LFSRWidth > lfsr.MaxWidth || c.LFSRWidth < lfsr.PickWidth(c.NFG) {
 		return fmt.Errorf("afm: LFSRWidth %d outside %d..%d (the picker needs %d bits for NFG %d)",
 			c.LFSRWidth, max(lfsr.MinWidth, lfsr.PickWidth(c.NFG)), lfsr.MaxWidth, lfsr.PickWidth(c.NFG), c.NFG)
@@ -67,15 +99,16 @@ func (c Config) Validate() error {
 }
 
 // Ports are the AFM's connections: the DCQ's push side and count, the FrAB
-// command port, the LFSR, the IPgT memory port, and the DA's map and
-// software ports.
+// command port, the LFSR, the IPgT memory port, the DA's map and software
+// ports, and, with VictimExternal, the victim candidate port (a PFgN).
 type Ports struct {
-	DCQ  dcq.Ports
-	FrAB frab.Ports
-	LFSR lfsr.Ports
-	Mem  ipgt.MemPorts
-	Map  MapPorts
-	SW   SWPorts
+	DCQ    dcq.Ports
+	FrAB   frab.Ports
+	LFSR   lfsr.Ports
+	Mem    ipgt.MemPorts
+	Map    MapPorts
+	SW     SWPorts
+	Victim *rtl.Decoupled[uint64] // in; nil with VictimLFSR
 }
 
 // FSM states, in the encoding of the state register (the Verilog uses the
@@ -91,7 +124,7 @@ const (
 	StateScanWait                 // wait for the FIND response
 	StateRegionFetch              // issue the region's reads and collect the entries
 	StateRegionRsv                // reserve entries one per cycle; clear the bit when exhausted
-	StateVDraw                    // draw a frame-group from the LFSR
+	StateVDraw                    // draw a frame-group from the LFSR or take one from the victim port
 	StateVRead                    // issue the victim's entry read
 	StateVWait                    // wait for the entry
 	StateVWrite                   // push {PFgN, S=1} and write back B=1
@@ -161,6 +194,9 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*AFM, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if (cfg.Victims == VictimExternal) != (p.Victim != nil) {
+		return nil, fmt.Errorf("afm: victim source %v needs the victim port exactly when external", cfg.Victims)
+	}
 	fc := cfg.FrAB()
 	a := &AFM{Ports: p, cfg: cfg, regions: uint64(fc.Regions), words: uint64(fc.Words())}
 	s.Add(a, path)
@@ -199,6 +235,9 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*AFM, error) {
 	a.Listen(p.DCQ.Count, p.DCQ.PushReady, p.DCQ.Refill, p.FrAB.CmdReady, p.FrAB.RspValid, p.FrAB.RspFound, p.FrAB.RspRegion, p.FrAB.InitDone,
 		p.LFSR.State, p.Mem.ReqReady, p.Mem.RespValid, p.Mem.RespData,
 		p.Map.Valid, p.Map.PFgN, p.Map.VPgN, p.Map.CID, p.SW.Valid, p.SW.Op, p.SW.PFgN)
+	if p.Victim != nil {
+		p.Victim.Consumer(b)
+	}
 	return a, nil
 }
 
@@ -217,6 +256,9 @@ func (a *AFM) Drive() {
 	a.FrAB.CmdOp.Set(a.cmdOp.Q())
 	a.FrAB.CmdRegion.Set(a.cmdRegion.Q())
 	a.LFSR.En.Set(a.lfsrEn.Q())
+	if a.Victim != nil {
+		a.Victim.Ready.Set(a.state.Q() == StateVDraw)
+	}
 }
 
 // memReq, push and cmd are the requests the FSM issues in one cycle; the
@@ -308,7 +350,7 @@ func (a *AFM) Eval() {
 				a.finds.Set(0)
 				a.state.Set(StateScanReq)
 			} else {
-				lfsrEn = true
+				lfsrEn = a.cfg.Victims == VictimLFSR
 				a.state.Set(StateVDraw)
 			}
 		}
@@ -422,7 +464,19 @@ func (a *AFM) Eval() {
 		}
 
 	case StateVDraw:
-		if p, ok := lfsr.Pick(a.LFSR.State.Get(), a.cfg.LFSRWidth, a.cfg.NFG); ok {
+		if a.cfg.Victims == VictimExternal {
+			// One cycle with victim_ready high: a candidate that is a
+			// frame-group goes on to the same read and check as a draw;
+			// none, or a number beyond NFG, ends the transaction, so the
+			// arbiter serves maps and ops before the next refill step asks
+			// again.
+			if a.Victim.Fire() && a.Victim.Bits.Get() < a.cfg.NFG {
+				a.cur.Set(a.Victim.Bits.Get())
+				a.state.Set(StateVRead)
+			} else {
+				a.state.Set(StateIdle)
+			}
+		} else if p, ok := lfsr.Pick(a.LFSR.State.Get(), a.cfg.LFSRWidth, a.cfg.NFG); ok {
 			a.cur.Set(p)
 			a.state.Set(StateVRead)
 		} else {

@@ -28,6 +28,11 @@ type Config struct {
 	IPGTBase     uint64 // IPGT_BASE
 	LFSRWidth    int    // LFSR_WIDTH
 	LFSRSeed     uint64 // LFSR_SEED
+
+	// Victims is where victim candidates come from: the LFSR (the paper's
+	// design and the Verilog's, the default) or, in the Go model only, the
+	// victim port fed by an eviction-metadata block.
+	Victims afm.VictimSource
 }
 
 // DefaultConfig is the paper's allocator: 11 GB of GPU memory (UVMMU paper
@@ -52,7 +57,7 @@ func (c Config) lfsr() lfsr.Config { return lfsr.Config{Width: c.LFSRWidth, Seed
 
 // AFM is the configuration of the allocator's AFM.
 func (c Config) AFM() afm.Config {
-	return afm.Config{NFG: c.NFG, DCQ: c.dcq(), WordBits: c.FrABWord, AddrBits: c.AddrBits, IPGTBase: c.IPGTBase, LFSRWidth: c.LFSRWidth}
+	return afm.Config{NFG: c.NFG, DCQ: c.dcq(), WordBits: c.FrABWord, AddrBits: c.AddrBits, IPGTBase: c.IPGTBase, LFSRWidth: c.LFSRWidth, Victims: c.Victims}
 }
 
 // Validate names the first parameter outside its range.
@@ -79,12 +84,17 @@ type Ports struct {
 	Map afm.MapPorts
 	SW  afm.SWPorts
 	Mem ipgt.MemPorts
+
+	// Victim candidates (a PFgN) with afm.VictimExternal, else nil: not a
+	// port of the Verilog uvmmu_da.
+	Victim *rtl.Decoupled[uint64] // in
 }
 
-// NewPorts makes the wires under path (path.dst_valid, ...).
+// NewPorts makes the wires under path (path.dst_valid, ...), and
+// path.victim_* when the configuration takes external victims.
 func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
 	n := func(name string) string { return path + "." + name }
-	return Ports{
+	p := Ports{
 		InitDone: rtl.NewBit(s, n("init_done")),
 		DstValid: rtl.NewBit(s, n("dst_valid")),
 		DstReady: rtl.NewBit(s, n("dst_ready")),
@@ -94,6 +104,10 @@ func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
 		SW:       afm.NewSWPorts(s, path, cfg.FGBits),
 		Mem:      ipgt.NewMemPorts(s, path, cfg.AddrBits),
 	}
+	if cfg.Victims == afm.VictimExternal {
+		p.Victim = rtl.NewDecoupled[uint64](s, n("victim"), cfg.FGBits)
+	}
+	return p
 }
 
 // DstFire reports an allocation in this cycle.
@@ -134,7 +148,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*DA, error) {
 	if d.LFSR, err = lfsr.New(s, child("lfsr"), cfg.lfsr(), lp); err != nil {
 		return nil, err
 	}
-	d.AFM, err = afm.New(s, child("afm"), cfg.AFM(), afm.Ports{DCQ: qp, FrAB: fp, LFSR: lp, Mem: p.Mem, Map: p.Map, SW: p.SW})
+	d.AFM, err = afm.New(s, child("afm"), cfg.AFM(), afm.Ports{DCQ: qp, FrAB: fp, LFSR: lp, Mem: p.Mem, Map: p.Map, SW: p.SW, Victim: p.Victim})
 	return d, err
 }
 

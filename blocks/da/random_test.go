@@ -109,8 +109,16 @@ type checker struct {
 }
 
 func newChecker(t *testing.T, seed uint64, opts rtl.Options) *checker {
+	return newCheckerWith(t, seed, opts, afm.VictimLFSR)
+}
+
+// newCheckerWith builds the checker with the given victim source; with
+// afm.VictimExternal the testbench offers random candidates, frame-groups
+// of every kind and numbers beyond NFG, on the victim port.
+func newCheckerWith(t *testing.T, seed uint64, opts rtl.Options, victims afm.VictimSource) *checker {
 	rng := rand.New(rand.NewPCG(seed, 0xda))
 	cfg, mc := randomConfig(rng)
+	cfg.Victims = victims
 	table := randomTable(rng, cfg.NFG)
 	c := &checker{t: t, rng: rng, cfg: cfg, ref: table, traffic: true,
 		popRate: 0.02 + 0.98*rng.Float64(), swRate: rng.Float64() * 0.01}
@@ -181,11 +189,31 @@ func (c *checker) drive(now uint64) {
 		p.Map.CID.Set(e.CID)
 		p.Map.VPgN.Set(e.VPgN)
 	}
+	if v := p.Victim; v != nil && !v.Valid.Get() && c.rng.IntN(4) != 0 {
+		v.Valid.Set(true)
+		v.Bits.Set(c.candidate())
+	}
 	if !p.SW.Valid.Get() && len(c.swOut) > 0 {
 		p.SW.Valid.Set(true)
 		p.SW.Op.Set(uint8(c.swOut[0].op))
 		p.SW.PFgN.Set(c.swOut[0].pfgn)
 	}
+}
+
+// candidate is the testbench's victim-port offer: half the time the next
+// legal victim of the reference table after a random frame-group, as an
+// eviction-metadata block would offer, otherwise any number up to NFG/8
+// beyond the table.
+func (c *checker) candidate() uint64 {
+	start := c.rng.Uint64N(c.cfg.NFG)
+	if c.vict > 0 && c.rng.IntN(2) == 0 {
+		for i := range c.cfg.NFG {
+			if p := (start + i) % c.cfg.NFG; ipgt.Victim(c.ref[p]) {
+				return p
+			}
+		}
+	}
+	return c.rng.Uint64N(c.cfg.NFG + c.cfg.NFG/8 + 1)
 }
 
 // observe checks every handshake of this cycle against the reference
@@ -303,12 +331,16 @@ func (c *checker) run(cycles uint64, memLatency int) {
 		now := y.sim.Cycle()
 		c.drive(now)
 		mapFired, swFired := c.observe(now)
+		victimFired := y.p.Victim != nil && y.p.Victim.Fire()
 		y.step()
 		if mapFired {
 			y.p.Map.Valid.Set(false)
 		}
 		if swFired {
 			y.p.SW.Valid.Set(false)
+		}
+		if victimFired {
+			y.p.Victim.Valid.Set(false)
 		}
 		c.invariants(now+1, memLatency)
 	}
@@ -320,14 +352,21 @@ func (c *checker) run(cycles uint64, memLatency int) {
 // every handshake and every IPgT write against the reference model, the
 // FrAB invariant in every cycle, liveness, and finally that all traffic
 // drains and the memory equals the reference table.
-func TestRandomTraffic(t *testing.T) {
+func TestRandomTraffic(t *testing.T) { randomTraffic(t, afm.VictimLFSR) }
+
+// TestRandomTrafficExternalVictims is TestRandomTraffic with victim
+// candidates from the victim port: the same checks hold for any candidate
+// stream.
+func TestRandomTrafficExternalVictims(t *testing.T) { randomTraffic(t, afm.VictimExternal) }
+
+func randomTraffic(t *testing.T, source afm.VictimSource) {
 	seeds, cycles := uint64(12), uint64(90_000)
 	if testing.Short() {
 		seeds, cycles = 4, 10_000
 	}
 	var total, handed, victims, ops uint64
 	for seed := range seeds {
-		c := newChecker(t, seed, checked)
+		c := newCheckerWith(t, seed, checked, source)
 		lat := c.y.mem.Config().Latency
 		c.run(cycles, lat)
 		c.traffic = false
