@@ -26,7 +26,11 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("uvmsim experiment", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: uvmsim experiment NAME [flags]; NAME is one of %s\n%s", names, fs.FlagUsages())
+		fmt.Fprintln(stderr, "usage: uvmsim experiment NAME [flags]; NAME is one of:")
+		for _, e := range experiment.Experiments() {
+			fmt.Fprintf(stderr, "  %-18s %s\n", e.Name, e.Title)
+		}
+		fmt.Fprintf(stderr, "  %-18s every run of the above, and the validation table (validation.md)\nflags:\n%s", experiment.ValidateName, fs.FlagUsages())
 	}
 	fs.StringVar(&out, "out", "", "output directory (default out/NAME)")
 	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))
