@@ -108,41 +108,39 @@ func (p *UM) Busy() []string {
 }
 
 // Check verifies SPEC 6.5 between cycles: a page the driver holds valid has
-// a local PTE with its own frame, a page it holds remote a remote PTE with
+// a local PTE with its own frame (or has it written this cycle), a page it holds remote a remote PTE with
 // its host frame; the valid pages fit the managed capacity; and each large
 // page's resident count matches its pages.
 func (p *UM) Check() error {
 	d := p.driver
 	s := p.sys
+	perRegion := make([]int, d.regions)
 	total := 0
-	for r := 0; r < d.regions; r++ {
-		n := 0
-		for i := 0; i < system.PagesPerRegion; i++ {
-			page := r*system.PagesPerRegion + i
-			if page >= d.pages {
-				break
-			}
-			st := d.pageState(page)
-			if !d.managed(page) {
-				continue
-			}
+	for _, r := range s.Layout.Managed {
+		lo := int(r.First*system.PagesPerGroup - d.base)
+		for page := lo; page < lo+r.Count*system.PagesPerGroup; page++ {
 			e := s.GMMU.Read(d.base + uint64(page))
-			switch st {
+			switch d.pageState(page) {
 			case pageValid:
-				n++
-				if e.IsRemote() || e.Frame() != uint64(page) {
+				perRegion[page/system.PagesPerRegion]++
+				total++
+				writing := d.updValid.Q() && int(d.updPage.Q()) == page
+				if !writing && (e.IsRemote() || e.Frame() != uint64(page)) {
 					return fmt.Errorf("page %#x is valid but its PTE is %#x", d.base+uint64(page), uint64(e))
 				}
 			case pageRemote:
 				if !e.IsRemote() || e.Frame() != d.base+uint64(page) {
 					return fmt.Errorf("page %#x is in host memory but its PTE is %#x", d.base+uint64(page), uint64(e))
 				}
+			case pageDevice:
+				return fmt.Errorf("managed page %#x is marked cudaMalloc'd", d.base+uint64(page))
 			}
 		}
+	}
+	for r, n := range perRegion {
 		if got := int(d.resident.At(r).Q()); got != n {
 			return fmt.Errorf("large page %d counts %d resident pages, holds %d", r, got, n)
 		}
-		total += n
 	}
 	if total > d.capacity {
 		return fmt.Errorf("%d pages valid, more than the %d-page managed capacity", total, d.capacity)
@@ -347,8 +345,6 @@ func (d *umDriver) pageState(page int) int {
 	return int(d.table.At(page/32).Q() >> (2 * (page % 32)) & 3)
 }
 
-func (d *umDriver) managed(page int) bool { return d.pageState(page) != pageDevice }
-
 func (d *umDriver) Drive() {
 	st := d.fsm.Q()
 	d.remote.Ready.Set(d.waiting.Q() < uint32(d.bufSize))
@@ -364,13 +360,14 @@ func (d *umDriver) Drive() {
 		d.update.PTE.Set(pte.Local(p))
 	case st == drvEvictPTE:
 		p := uint64(d.cursor.Q())
-		d.update.Valid.Set(d.pageState(int(p)) == pageValid)
+		d.update.Valid.Set(d.evicting(int(p)) && d.pageState(int(p)) == pageValid)
 		d.update.Bits.Set(d.base + p)
 		d.update.PTE.Set(pte.Remote(d.base + p))
 	default:
 		d.update.Valid.Set(false)
 	}
-	shoot := st == drvEvictPTE && !d.updValid.Q() && d.pageState(int(d.cursor.Q())) == pageValid
+	cur := int(d.cursor.Q())
+	shoot := st == drvEvictPTE && d.evicting(cur) && d.pageState(cur) == pageRemote
 	for i, in := range d.inval {
 		in.Valid.Set(shoot && d.sent.Q()&(1<<i) == 0)
 		in.Bits.Set(tlb.Invalidate{VPN: d.base + uint64(d.cursor.Q())})
@@ -400,6 +397,11 @@ func (d *umDriver) Drive() {
 	w := d.reqWalk.At(i).Q()
 	d.migrated.Bits.Set(w)
 	d.migrated.PTE.Set(pte.Local(w.VPN - d.base))
+}
+
+// evicting reports that page is inside the large page being evicted.
+func (d *umDriver) evicting(page int) bool {
+	return page/system.PagesPerRegion == int(d.victim.Q()) && page < d.pages
 }
 
 // evictTag marks the PME command of an eviction; fetch runs use their run
@@ -487,7 +489,7 @@ func (d *umDriver) Eval() {
 			d.evictions.Set(d.evictions.Q() + uint64(c))
 			d.used.Set(d.used.Q() - c)
 			next = drvFetchCmd
-			if d.needEviction() {
+			if d.overCapacity(d.used.Q() - c) {
 				next = d.startEviction()
 			}
 		default:
@@ -535,7 +537,7 @@ func (d *umDriver) Eval() {
 			if d.plan = d.prefetch(int(d.faultVPN.Q() - d.base)); d.planFits() {
 				d.startFetch(setState)
 				next = drvFetchCmd
-				if d.needEviction() {
+				if d.overCapacity(d.used.Q() + uint32(len(d.plan))) {
 					next = d.startEviction()
 				}
 			}
@@ -577,6 +579,12 @@ func (d *umDriver) Eval() {
 	}
 	if waiting != d.waiting.Q() {
 		d.waiting.Set(waiting)
+	}
+	// A command or a host-done offered next cycle may be taken then: stay
+	// awake to see it.
+	switch next {
+	case drvFetchCmd, drvEvictCmd, drvHostCmd, drvHostDone, drvEvictPTE:
+		busy = true
 	}
 	if !busy {
 		if next == drvLatency {
@@ -623,9 +631,9 @@ func (d *umDriver) nextValid(page int) int {
 	return end
 }
 
-// evictStep unmaps one valid page of the victim large page per cycle: its
-// PTE becomes remote and every L1 TLB drops it; the write-back command
-// follows the last page.
+// evictStep unmaps the victim large page's valid pages one at a time: the
+// PTE becomes remote, then every L1 TLB drops the page; the write-back
+// command follows the last page.
 func (d *umDriver) evictStep(setState func(page, st int), next *uint8) {
 	v := int(d.victim.Q())
 	end := min((v+1)*system.PagesPerRegion, d.pages)
@@ -637,6 +645,17 @@ func (d *umDriver) evictStep(setState func(page, st int), next *uint8) {
 		}
 		return
 	}
+	if d.pageState(page) == pageValid {
+		// First the PTE: the page is remote from the next cycle on.
+		if d.update.Fire() && !d.updValid.Q() {
+			setState(page, pageRemote)
+			d.resident.At(v).Set(d.resident.At(v).Q() - 1)
+			d.count.Set(d.count.Q() + 1)
+		}
+		return
+	}
+	// Then the shootdown in every L1 TLB, after which no SM holds the
+	// old translation.
 	sent := d.sent.Q()
 	for i, in := range d.inval {
 		if in.Fire() {
@@ -647,10 +666,7 @@ func (d *umDriver) evictStep(setState func(page, st int), next *uint8) {
 	if len(d.inval) == 64 {
 		all = ^uint64(0)
 	}
-	if sent == all && d.update.Fire() && !d.updValid.Q() {
-		setState(page, pageRemote)
-		d.resident.At(v).Set(d.resident.At(v).Q() - 1)
-		d.count.Set(d.count.Q() + 1)
+	if sent == all {
 		sent = 0
 		nextPage := end
 		for p := page + 1; p < end; p++ {
@@ -770,18 +786,9 @@ func (d *umDriver) planFits() bool {
 	return len(d.plan) > 0
 }
 
-// needEviction reports that the planned pages do not fit the free pages.
-func (d *umDriver) needEviction() bool {
-	return int(d.used.Q())+int(d.runPages()) > d.capacity
-}
-
-func (d *umDriver) runPages() uint32 {
-	n := uint32(0)
-	for r := 0; r < int(d.runs.Q()); r++ {
-		n += uint32(d.runLen.At(r).Q())
-	}
-	return n
-}
+// overCapacity reports that used pages (valid or on their way, the plan
+// included) exceed the managed capacity: a large page must go.
+func (d *umDriver) overCapacity(used uint32) bool { return int(used) > d.capacity }
 
 // startFetch marks the plan's pages on their way and splits it into
 // contiguous runs, the faulting page's run first with the faulting page as
@@ -818,8 +825,6 @@ func (d *umDriver) startFetch(setState func(page, st int)) {
 	d.used.Set(d.used.Q() + uint32(len(plan)))
 	region := int(fault) / system.PagesPerRegion
 	d.stamp.At(region).Set(d.Now() + 1)
-	d.cursor.Set(0)
-	d.sent.Set(0)
 }
 
 // sortPages is an insertion sort: plans are short and nearly sorted.

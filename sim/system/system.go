@@ -89,7 +89,7 @@ type Options struct {
 	Trace []string  // hierarchical name patterns to dump
 }
 
-// New builds the system for cfg's workload under policy p.
+// New builds the system for cfg's built-in workload under policy p.
 func New(cfg *config.Config, p Policy) (*System, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -97,6 +97,15 @@ func New(cfg *config.Config, p Policy) (*System, error) {
 	wl, err := workload.New(cfg.Run.Workload, workload.Params{Scale: cfg.Run.Scale, Seed: cfg.Run.Seed, GraphFile: cfg.Run.GraphFile})
 	if err != nil {
 		return nil, fmt.Errorf("run.workload: %w", err)
+	}
+	return NewWith(cfg, wl, p)
+}
+
+// NewWith builds the system for workload wl (a built-in one, a trace, or a
+// testbench's) under policy p; cfg.Run.Workload only labels the results.
+func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	layout, err := NewLayout(wl, cfg)
 	if err != nil {
@@ -304,7 +313,7 @@ func (s *System) stuck(p Policy) []string {
 func (s *System) result(p Policy, wall float64) Result {
 	cfg := s.Cfg
 	r := Result{
-		Workload: cfg.Run.Workload, Policy: p.Name(), OversubPct: cfg.Run.OversubPct, Scale: cfg.Run.Scale, Seed: cfg.Run.Seed,
+		Workload: s.Workload.Name(), Policy: p.Name(), OversubPct: cfg.Run.OversubPct, Scale: cfg.Run.Scale, Seed: cfg.Run.Seed,
 		Cycles: s.Sim.Cycle(), WallSeconds: wall, EvaluatedCycles: s.Sim.Executed(),
 		Walks: s.GMMU.Stats().Walks, RemoteWalks: s.Router.RemoteSeen(), DRAMBytes: s.Memory.Bytes(),
 		FootprintBytes:  s.Workload.Footprint(),

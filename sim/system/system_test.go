@@ -1,0 +1,257 @@
+package system_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/policy"
+	"github.com/uvmmu/uvmmu/sim/system"
+	"github.com/uvmmu/uvmmu/sim/workload"
+)
+
+// micro is a one-warp workload over one managed 64 KB allocation.
+type micro struct {
+	allocs []workload.Alloc
+	ops    []workload.Op
+}
+
+func newMicro(ops ...workload.Op) *micro {
+	m := &micro{allocs: []workload.Alloc{{Name: "data", Bytes: 64 << 10, Kind: workload.Managed}}, ops: ops}
+	workload.Layout(m.allocs)
+	return m
+}
+
+func (m *micro) Name() string             { return "micro" }
+func (m *micro) Class() string            { return workload.Regular }
+func (m *micro) Allocs() []workload.Alloc { return m.allocs }
+func (m *micro) Footprint() uint64        { return m.allocs[0].Bytes }
+func (m *micro) Phases() []workload.Phase {
+	return []workload.Phase{{Kernel: &workload.Kernel{Name: "k", Blocks: 1, ThreadsPerBlock: 32,
+		NewWarp: func(b, w int) workload.WarpStream { return &script{ops: m.ops} }}}}
+}
+
+type script struct {
+	ops []workload.Op
+	pc  int
+}
+
+func (s *script) Next(op *workload.Op) bool {
+	if s.pc == len(s.ops) {
+		return false
+	}
+	*op = s.ops[s.pc]
+	s.pc++
+	return true
+}
+
+func testConfig(policyName string) config.Config {
+	cfg := config.Default()
+	cfg.Run.Policy = policyName
+	cfg.Check.Invariants = true
+	return cfg
+}
+
+func runMicro(t *testing.T, cfg config.Config, wl workload.Workload) system.Result {
+	t.Helper()
+	p, err := policy.New(cfg.Run.Policy, &cfg)
+	require.NoError(t, err)
+	s, err := system.NewWith(&cfg, wl, p)
+	require.NoError(t, err)
+	r, err := s.Run(p, system.Options{})
+	require.NoError(t, err)
+	return r
+}
+
+// One warp on one SM: compute for 1000 cycles (the DA finishes its
+// initialisation sweep and fills its DCQ meanwhile), then one one-lane load
+// of a page that starts in host memory.
+func oneLoad() *micro {
+	m := newMicro()
+	load := workload.Op{Kind: workload.OpLoad, Size: 4, Lanes: 1}
+	load.Addr[0] = m.allocs[0].Base
+	m.ops = []workload.Op{{Kind: workload.OpCompute, Cycles: 1000}, load}
+	return m
+}
+
+// TestFirstAccessUVMMU: the hand-computed cycle count of one migration of a
+// free destination. The 1,875 cycles from PME command to critical page are
+// the UVMMU paper's ~1.3 us (Section V-A; docs/platform.md): 8 set-up
+// cycles, a 16 B read request up (2 wire cycles + 740), the 4 KB page down
+// (380 wire cycles at 10.80 B/cycle + 741), plus the link's grant cycles.
+//
+//	cycle 1      compute issues; ready at 1001
+//	1001         load issues; its page enters the translation queue
+//	1002..1003   L1 TLB lookup, miss
+//	1004         walk request leaves the SM (arbiter holding register)
+//	1005         arbiter output register
+//	1006         GMMU accepts; the result is on Resp 101 cycles later
+//	1107         router takes the remote PTE
+//	1108         migration unit takes it, opens a migration
+//	1109         set-up engine takes it from its queue
+//	1110         DA hands out a free frame-group (S=0)
+//	1111         PME accepts Fetch{Pages 16, First 0}
+//	2986         critical page event (1111 + 1875)
+//	2987         its PTE is written through the GMMU update port
+//	2988         the reply is chosen (the PTE write has committed)
+//	2989         router takes the local PTE
+//	2990         L1 TLB fill and replay to the SM
+//	2991..2992   lookup hits
+//	2993         data request: 128 B, due 2994 + 100 DRAM cycles
+//	3094         data back; 3095 the warp finds no instruction and retires
+//	3096         the SM is empty; 3097 the dispatcher reports done
+func TestFirstAccessUVMMU(t *testing.T) {
+	cfg := testConfig("uvmmu")
+	cfg.GPU.SMs = 1
+	r := runMicro(t, cfg, oneLoad())
+	assert.Equal(t, uint64(3097), r.Cycles)
+	// The run ends at the warp's retirement: the critical page has landed,
+	// the rest of the page-group is still streaming in behind it.
+	assert.Equal(t, uint64(1), r.Migrations)
+	assert.Equal(t, uint64(0), r.Evictions)
+	assert.Greater(t, r.PCIeH2DBytes, uint64(4096))
+	assert.InDelta(t, 1.3, float64(2986-1107)/1481, 0.05, "walk result to critical page: the paper's ~1.3 us")
+}
+
+// TestFirstAccessUM: the same access under the fault-based baseline.
+//
+//	1107         router takes the remote PTE (as above)
+//	1108         the driver's fault buffer takes the far fault; the SM's L1
+//	             TLB is frozen from 1109
+//	1109         the driver starts the fault: 45 us = 66,645 cycles
+//	67754        latency over: the tree prefetcher plans the 64 KB basic
+//	             block (the allocation's whole 2 MB tree is that block)
+//	67755        PME accepts Fetch{Pages 16, First 0}
+//	69630        critical page event (67755 + 1875)
+//	69631        its PTE is written; 69632 the reply is chosen
+//	69633        router takes it; the TLB thaws; 69634 fill and replay
+//	69635..69636 lookup hits; 69637 data request, due 69638 + 100
+//	69738        data back; 69739 retire; 69740 SM empty; 69741 done
+func TestFirstAccessUM(t *testing.T) {
+	cfg := testConfig("um")
+	cfg.GPU.SMs = 1
+	r := runMicro(t, cfg, oneLoad())
+	assert.Equal(t, uint64(69741), r.Cycles)
+	assert.Equal(t, uint64(1), r.FarFaults)
+	assert.Equal(t, uint64(1), r.Migrations, "the critical page; the block's other pages stream in behind it")
+}
+
+// TestSwapUnderOversubscription runs hotspot at 150% with every invariant
+// checked (SPEC 6.5) in checked mode: swaps happen and every page-group
+// stays in exactly one place.
+func TestSwapUnderOversubscription(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds")
+	}
+	for _, name := range []string{"uvmmu", "um"} {
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig(name)
+			cfg.Run.Workload = "hotspot"
+			cfg.Run.Scale = 0.5
+			cfg.Run.OversubPct = 150
+			cfg.GPU.SMs = 8
+			p, err := policy.New(name, &cfg)
+			require.NoError(t, err)
+			s, err := system.New(&cfg, p)
+			require.NoError(t, err)
+			r, err := s.Run(p, system.Options{})
+			require.NoError(t, err)
+			assert.Positive(t, r.Evictions, "150%% must evict")
+			assert.Positive(t, r.PCIeD2HBytes)
+			require.NoError(t, p.Check())
+		})
+	}
+}
+
+func resultJSON(t *testing.T, r system.Result) map[string]any {
+	t.Helper()
+	data, err := json.Marshal(r)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	for _, f := range system.WallFields {
+		delete(m, f)
+	}
+	return m
+}
+
+func runNamed(t *testing.T, cfg config.Config) system.Result {
+	t.Helper()
+	p, err := policy.New(cfg.Run.Policy, &cfg)
+	require.NoError(t, err)
+	s, err := system.New(&cfg, p)
+	require.NoError(t, err)
+	r, err := s.Run(p, system.Options{})
+	require.NoError(t, err)
+	return r
+}
+
+// TestDeterminism: the same configuration and seed give the same JSON,
+// wall-time fields aside.
+func TestDeterminism(t *testing.T) {
+	for _, name := range []string{"uvmmu", "um"} {
+		cfg := config.Default()
+		cfg.Run.Policy = name
+		cfg.Run.Workload = "ra"
+		cfg.Run.Scale = 0.05
+		cfg.Run.OversubPct = 125
+		a := resultJSON(t, runNamed(t, cfg))
+		b := resultJSON(t, runNamed(t, cfg))
+		assert.Empty(t, cmp.Diff(a, b), name)
+	}
+}
+
+// TestIdleSkippingIsExact: idle skipping changes nothing but speed.
+func TestIdleSkippingIsExact(t *testing.T) {
+	for _, name := range []string{"uvmmu", "um", "ideal"} {
+		cfg := config.Default()
+		cfg.Run.Policy = name
+		cfg.Run.Workload = "hotspot"
+		cfg.Run.Scale = 0.05
+		cfg.GPU.SMs = 4
+		cfg.Check.SkipIdle = true
+		on := resultJSON(t, runNamed(t, cfg))
+		cfg.Check.SkipIdle = false
+		off := resultJSON(t, runNamed(t, cfg))
+		delete(on, "evaluated_cycles")
+		delete(off, "evaluated_cycles")
+		assert.Empty(t, cmp.Diff(on, off), name)
+	}
+}
+
+// TestWatchdogNamesStuckUnits: a fault latency longer than the watchdog
+// stops the run with an error naming the SM and the driver.
+func TestWatchdogNamesStuckUnits(t *testing.T) {
+	cfg := testConfig("um")
+	cfg.GPU.SMs = 1
+	cfg.Check.WatchdogCycles = 20000
+	p, err := policy.New("um", &cfg)
+	require.NoError(t, err)
+	s, err := system.NewWith(&cfg, oneLoad(), p)
+	require.NoError(t, err)
+	_, err = s.Run(p, system.Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "check.watchdog_cycles")
+	assert.Contains(t, err.Error(), "sm0 (1 warps resident)")
+	assert.Contains(t, err.Error(), "um.driver")
+}
+
+func TestLayoutOversubscription(t *testing.T) {
+	cfg := config.Default()
+	wl, err := workload.New("hotspot", workload.Params{Seed: 1})
+	require.NoError(t, err)
+	for _, tc := range []struct{ pct, regions int }{{100, 6}, {125, 4}, {150, 4}, {200, 3}} {
+		cfg.Run.OversubPct = tc.pct
+		l, err := system.NewLayout(wl, &cfg)
+		require.NoError(t, err)
+		assert.Equal(t, tc.regions*system.GroupsPerRegion, l.ManagedCapacity, "%d%%", tc.pct)
+	}
+	cfg.Memory.CapacityGB = 0.004
+	cfg.Run.OversubPct = 100
+	_, err = system.NewLayout(wl, &cfg)
+	assert.ErrorContains(t, err, "memory.capacity_gb")
+}
