@@ -139,7 +139,7 @@ type UVMMU struct {
 	FrabWord       int `toml:"frab_word" min:"8" max:"1024" pow2:"true" doc:"FrAB SRAM word width in bits"`
 	LFSRWidth      int `toml:"lfsr_width" min:"8" max:"64" doc:"victim-picker LFSR width"`
 	MigrationQueue int `toml:"migration_queue" min:"1" max:"4096" doc:"remote-PTE requests the migration unit holds"`
-	SetupCycles    int `toml:"setup_cycles" min:"0" max:"1000" doc:"PME descriptor set-up cycles"`
+	SetupCycles    int `toml:"setup_cycles" min:"2" max:"1000" doc:"PME descriptor set-up cycles"`
 }
 
 // Check holds run-time checking.
