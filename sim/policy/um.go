@@ -12,52 +12,66 @@ import (
 	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/gpu"
 	"github.com/uvmmu/uvmmu/sim/system"
+	"github.com/uvmmu/uvmmu/sim/uvm"
 )
 
-// UM is the fault-based NVIDIA Unified Memory baseline as the UVMSmart
+// UM is the fault-based NVIDIA Unified Memory driver as the UVMSmart
 // simulator models it in its accurate-simulation mode (gpgpu-sim_UVMSmart,
-// gmmu_t::cycle and do_hardware_prefetch in gpgpu-sim/gpu-sim.cc; UVMSmart
-// paper Section II):
+// gmmu_t::cycle in gpgpu-sim/gpu-sim.cc; UVMSmart paper Section II), with
+// its prefetching, eviction and remote-access decisions taken from the
+// shared policy menu (package sim/uvm, docs/uvm-menu.md). The um policy
+// runs it with the [um] section of the configuration (defaults: tree
+// prefetcher, LRU 2 MB eviction, no remote access: the baseline), the
+// uvmsmart policy with the [uvmsmart] section (uvmsmart.go).
 //
-//   - a walk that finds a remote PTE raises a far fault into the fault
-//     buffer, and the faulting SM's L1 TLB is frozen (new misses are
-//     refused) until every fault of that SM is resolved;
-//   - the driver handles one fault at a time: the fault latency (45 us,
-//     UVMMU Table I), then the transfer of the faulting page's 64 KB basic
-//     block extended by the tree-based neighbourhood prefetcher (a node of
-//     the 2 MB tree is fetched whole once more than half of it is valid or
-//     on its way), critical run first; the next fault's latency starts
-//     after this transfer is in, as in the simulator's serial PCIe read
-//     stage queue, where each fault is a PAGE_FAULT entry followed by its
-//     transfer;
-//   - faults on pages already valid or on their way are merged: they cost
-//     no latency and are answered when their page lands;
-//   - when the pages to fetch do not fit, the least recently migrated 2 MB
-//     large page is evicted whole: its PTEs are made remote, its pages shot
-//     down in every L1 TLB and written back (the simulator always writes the
-//     whole chunk back), and the fetch waits for the write-back;
-//   - every landed page's PTE is written and each fault on it is replayed:
-//     the router fills the SM's L1 TLB and the lookup is retried.
+//   - Every walk that finds a remote PTE is an access the driver counts
+//     (sim/uvm Count: the 64 KB block's access counter, LFU, recency).
+//   - If the page is in host memory and the menu says to serve the read
+//     remotely (sim/uvm ShouldMigrate: remote access mode, Eq. 1), it is a
+//     zero-copy access: the reply comes after the remote access latency
+//     (200 cycles, UVMSmart Table I) plus the 128 B line's wire time, with
+//     the remote PTE, which the router installs in the SM's L1 TLB.
+//   - Otherwise it is a far fault into the fault buffer, and the faulting
+//     SM's L1 TLB is frozen (new misses are refused) until every fault of
+//     that SM is resolved.
+//   - The driver handles one fault at a time: the fault latency (45 us,
+//     UVMMU Table I), then sim/uvm HandleFaults picks the pages to fetch
+//     (the prefetcher's) and the victims; victims are unmapped (PTE remote,
+//     then a shootdown in every L1 TLB) and written back, then the fetch
+//     moves as contiguous runs, critical run first. The next fault's
+//     latency starts after this transfer is in, as in the simulator's
+//     serial PCIe read stage queue, where each fault is a PAGE_FAULT entry
+//     followed by its transfer.
+//   - Faults on pages already valid or on their way are merged: they cost
+//     no latency and are answered when their page lands.
+//   - Every landed page's PTE is written and each fault on it is replayed:
+//     the router fills the SM's L1 TLB and the lookup is retried. Once a
+//     fetch is in, the zero-copy mappings of its pages that L1 TLBs may
+//     hold are shot down.
 //
-// The driver's tables (page states, large-page LRU stamps) are registers of
-// the driver block, as the host-side software's memory; the data moves
-// through the same PME and PCIe link blocks as UVMMU's.
+// The driver block's page table, fault buffer and state machine are
+// registers, as the host-side software's memory; the menu's state (resident
+// set, counters, eviction order) is the sim/uvm Driver, software consulted
+// by the block and changed only in its Eval. The data moves through the
+// same PME and PCIe link blocks as UVMMU's.
 type UM struct {
-	cfg    *config.Config
-	sys    *system.System
-	driver *umDriver
-	PME    *pme.Engine
-	Link   *pcie.Link
+	cfg     *config.Config
+	name    string
+	section *config.UM
+	sys     *system.System
+	driver  *umDriver
+	PME     *pme.Engine
+	Link    *pcie.Link
 }
 
-func newUM(cfg *config.Config) *UM { return &UM{cfg: cfg} }
+func newUM(cfg *config.Config) *UM { return &UM{cfg: cfg, name: "um", section: &cfg.UM} }
 
-// Name is "um".
-func (*UM) Name() string { return "um" }
+// Name is the policy's registry name: "um", or "uvmsmart".
+func (p *UM) Name() string { return p.name }
 
 // Attach maps every managed page remote (in host memory, host frame equal
 // to its page number) and every cudaMalloc'd page local, and builds the
-// link, the PME and the driver.
+// link, the PME, the menu and the driver.
 func (p *UM) Attach(s *system.System) error {
 	p.sys = s
 	for _, r := range s.Layout.Managed {
@@ -81,7 +95,11 @@ func (p *UM) Attach(s *system.System) error {
 	if p.Link, p.PME, err = newLinkAndPME(s, p.cfg); err != nil {
 		return err
 	}
-	p.driver = newUMDriver(s, p.cfg, p.PME)
+	menu, err := uvm.New(p.section.Menu(p.cfg.Run.Seed), s.Layout.Pages, s.Layout.ManagedCapacity*system.PagesPerGroup)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.name, err)
+	}
+	p.driver = newUMDriver(s, p.cfg, p.section, p.name, p.PME, menu)
 	return nil
 }
 
@@ -97,30 +115,43 @@ func (p *UM) Stats() system.PolicyStats {
 	}
 }
 
-// Busy names the driver while it holds faults.
+// RemoteAccesses is the number of zero-copy accesses served so far.
+func (p *UM) RemoteAccesses() uint64 { return p.driver.zeroCopy.Q() }
+
+// Menu is the driver's menu state: resident set, access counters,
+// oversubscription.
+func (p *UM) Menu() *uvm.Driver { return p.driver.menu }
+
+// Busy names the driver while it holds faults or zero-copy accesses.
 func (p *UM) Busy() []string {
 	d := p.driver
 	var names []string
 	if n := d.waiting.Q(); n > 0 {
-		names = append(names, fmt.Sprintf("%s (%d faults waiting, state %d)", d.Path(), n, d.fsm.Q()))
+		names = append(names, fmt.Sprintf("%s (%d faults and zero-copy accesses waiting, state %d)", d.Path(), n, d.fsm.Q()))
 	}
 	return names
 }
 
 // Check verifies SPEC 6.5 between cycles: a page the driver holds valid has
-// a local PTE with its own frame (or has it written this cycle), a page it holds remote a remote PTE with
-// its host frame; the valid pages fit the managed capacity; and each large
-// page's resident count matches its pages.
+// a local PTE with its own frame (or has it written this cycle), a page it
+// holds remote a remote PTE with its host frame; the valid pages fit the
+// managed capacity and are resident for the menu; and each large page's
+// resident count matches its pages.
 func (p *UM) Check() error {
 	d := p.driver
 	s := p.sys
 	perRegion := make([]int, d.regions)
 	total := 0
+	space := d.menu.Space()
 	for _, r := range s.Layout.Managed {
 		lo := int(r.First*system.PagesPerGroup - d.base)
 		for page := lo; page < lo+r.Count*system.PagesPerGroup; page++ {
 			e := s.GMMU.Read(d.base + uint64(page))
-			switch d.pageState(page) {
+			st := d.pageState(page)
+			if (st == pageValid || st == pageInFlight) != space.IsResident(page) {
+				return fmt.Errorf("page %#x is in state %d but the menu holds it resident = %t", d.base+uint64(page), st, space.IsResident(page))
+			}
+			switch st {
 			case pageValid:
 				perRegion[page/system.PagesPerRegion]++
 				total++
@@ -132,8 +163,8 @@ func (p *UM) Check() error {
 				if !e.IsRemote() || e.Frame() != d.base+uint64(page) {
 					return fmt.Errorf("page %#x is in host memory but its PTE is %#x", d.base+uint64(page), uint64(e))
 				}
-			case pageDevice:
-				return fmt.Errorf("managed page %#x is marked cudaMalloc'd", d.base+uint64(page))
+			case pageFixed:
+				return fmt.Errorf("managed page %#x is marked unmanaged", d.base+uint64(page))
 			}
 		}
 	}
@@ -153,18 +184,28 @@ const (
 	pageRemote   = 0
 	pageInFlight = 1
 	pageValid    = 2
-	pageDevice   = 3 // cudaMalloc'd: never faults, never evicted
+	// pageFixed: cudaMalloc'd, or outside every allocation (the tail of an
+	// allocation's last 2 MB region): never faults, never moves.
+	pageFixed = 3
+)
+
+// Fault-buffer entry kinds.
+const (
+	entryFree     = 0
+	entryFault    = 1 // a far fault: answered once its page is valid
+	entryZeroCopy = 2 // a remote access: answered at its due cycle
 )
 
 // Driver states.
 const (
 	drvIdle      = iota
 	drvLatency   // the fault's handling latency
-	drvEvictPTE  // unmapping the victim large page, one page per cycle
-	drvEvictCmd  // handing the PME the write-back
+	drvUnmap     // unmapping the victims: PTE remote, then a shootdown, per page
+	drvEvictCmd  // handing the PME a write-back of up to MaxPagesLimit pages
 	drvEvictWait // waiting for the write-back to reach the host
 	drvFetchCmd  // handing the PME the fetch runs
 	drvFetchWait // waiting for the last page of the fetch
+	drvShoot     // shooting down zero-copy mappings of the fetched pages
 	drvHostCmd   // host phase: reading the host's range back
 	drvHostWait
 	drvHostDone
@@ -185,39 +226,44 @@ type umDriver struct {
 	host     *rtl.Decoupled[uint16]
 	hostDone *rtl.Decoupled[uint16]
 
-	base      uint64 // first VPN of the layout
-	pages     int
-	regions   int
-	capacity  int // managed pages the GPU memory holds
-	latency   uint64
-	tree      bool
-	bufSize   int
-	hostPages []int  // per phase: pages the host reads back
-	kind      []bool // per large page: true if it belongs to a managed allocation
-	extent    []int  // per large page: pages of it inside its allocation
+	base         uint64 // first VPN of the layout
+	pages        int
+	regions      int
+	capacity     int // managed pages the GPU memory holds
+	latency      uint64
+	remoteCycles uint64 // a zero-copy access: remote latency plus the line's wire time
+	bufSize      int
+	hostPages    []int // per phase: pages the host reads back
 
-	// Fault buffer: faults waiting for the driver or for their page.
-	reqValid *rtl.Vec[uint8]
-	reqWalk  *rtl.Vec[ptw.Walk]
-	reqSeq   *rtl.Vec[uint64] // arrival order
-	seq      *rtl.Reg[uint64]
-	waiting  *rtl.Reg[uint32]
-	perSM    *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
+	// The menu: the driver software's resident set, counters and victim
+	// order. Its plan lists are read by Drive in the cycles after the Eval
+	// that made them, like registers.
+	menu     *uvm.Driver
+	victims  []int // pages the current batch evicts (plan.Evict)
+	mappings []int // fetched pages whose zero-copy mapping may sit in a TLB
+
+	// Fault buffer: faults and zero-copy accesses waiting for an answer.
+	reqKind *rtl.Vec[uint8]
+	reqWalk *rtl.Vec[ptw.Walk]
+	reqSeq  *rtl.Vec[uint64] // arrival order
+	reqDue  *rtl.Vec[uint64] // zero-copy: the cycle the line is back
+	seq     *rtl.Reg[uint64]
+	waiting *rtl.Reg[uint32]
+	perSM   *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
 
 	// Driver tables.
 	table    *rtl.Vec[uint64] // page states, 32 pages of 2 bits per word
+	zcMapped *rtl.Vec[uint64] // per page: a zero-copy reply installed its remote PTE in a TLB
 	resident *rtl.Vec[uint16] // valid pages per large page
-	stamp    *rtl.Vec[uint64] // per large page: last fetch into it (LRU)
-	used     *rtl.Reg[uint32] // pages valid or on their way
 
 	// Driver state machine.
 	fsm       *rtl.Reg[uint8]
 	until     *rtl.Reg[uint64] // end of the fault latency
 	faultVPN  *rtl.Reg[uint64]
-	victim    *rtl.Reg[uint32] // large page being evicted
-	cursor    *rtl.Reg[uint32] // page index in the current loop
+	cursor    *rtl.Reg[uint32] // index into victims or mappings
 	sent      *rtl.Reg[uint64] // TLBs that took the current shootdown
-	count     *rtl.Reg[uint32] // pages of the current write-back
+	evictLeft *rtl.Reg[uint32] // unmapped pages not yet handed to the PME
+	evictCmd  *rtl.Reg[uint32] // pages of the write-back command in flight
 	runStart  *rtl.Vec[uint64] // fetch runs: first page index, length, critical position
 	runLen    *rtl.Vec[uint16]
 	runFirst  *rtl.Vec[uint16]
@@ -232,22 +278,24 @@ type umDriver struct {
 	updValid *rtl.Reg[bool]
 	updPage  *rtl.Reg[uint32]
 
-	// Reply: the fault offered to the router.
-	repValid *rtl.Reg[bool]
-	repIndex *rtl.Reg[uint32]
+	// Reply: the entry offered to the router, and whether it carries the
+	// remote PTE (a zero-copy access to a page still in host memory).
+	repValid  *rtl.Reg[bool]
+	repIndex  *rtl.Reg[uint32]
+	repRemote *rtl.Reg[bool]
 
 	faults     *rtl.Reg[uint64]
 	migrations *rtl.Reg[uint64]
 	evictions  *rtl.Reg[uint64]
-
-	plan []uint32 // combinational scratch of the prefetcher: pages to fetch
+	zeroCopy   *rtl.Reg[uint64]
 }
 
-// maxRuns bounds the contiguous runs of one fetch: a 2 MB tree node of
-// 512 pages has at most 256 runs of missing pages.
+// maxRuns bounds the contiguous runs of one fetch: every prefetcher stays
+// inside the faulting page's 2 MB region, whose 512 pages hold at most 256
+// runs of missing pages.
 const maxRuns = system.PagesPerRegion / 2
 
-func newUMDriver(s *system.System, cfg *config.Config, e *pme.Engine) *umDriver {
+func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name string, e *pme.Engine, menu *uvm.Driver) *umDriver {
 	l := &s.Layout
 	d := &umDriver{
 		remote: s.Router.Remote, migrated: s.Router.Migrated, update: s.GMMU.Update,
@@ -256,10 +304,14 @@ func newUMDriver(s *system.System, cfg *config.Config, e *pme.Engine) *umDriver 
 		pages:    l.Pages,
 		regions:  (l.Pages + system.PagesPerRegion - 1) / system.PagesPerRegion,
 		capacity: l.ManagedCapacity * system.PagesPerGroup,
-		latency:  cfg.FaultCycles(),
-		tree:     cfg.UM.Prefetcher == "tree",
-		bufSize:  cfg.UM.FaultBuffer,
-		plan:     make([]uint32, 0, system.PagesPerRegion),
+		latency:  cfg.Cycles(sec.FaultLatencyUs),
+		// UVMSmart Table I: 200 cycles per remote access; the line itself
+		// crosses the link at its bandwidth.
+		remoteCycles: uint64(sec.RemoteLatencyCycles) + cfg.WireCycles(uint64(cfg.GPU.LineBytes), cfg.PCIe.BandwidthGBs),
+		bufSize:      sec.FaultBuffer,
+		menu:         menu,
+		victims:      make([]int, 0, system.PagesPerRegion),
+		mappings:     make([]int, 0, system.PagesPerRegion),
 	}
 	for _, t := range s.TLBs {
 		d.frozen = append(d.frozen, t.Frozen)
@@ -273,36 +325,25 @@ func newUMDriver(s *system.System, cfg *config.Config, e *pme.Engine) *umDriver 
 		}
 		d.hostPages = append(d.hostPages, n)
 	}
-	d.kind = make([]bool, d.regions)
-	d.extent = make([]int, d.regions)
-	for _, r := range l.Managed {
-		lo := int(r.First*system.PagesPerGroup - l.BaseVPN)
-		hi := lo + r.Count*system.PagesPerGroup
-		for p := lo; p < hi; p += system.PagesPerRegion {
-			reg := p / system.PagesPerRegion
-			d.kind[reg] = true
-			d.extent[reg] = min(hi-reg*system.PagesPerRegion, system.PagesPerRegion)
-		}
-	}
-	s.Sim.Add(d, "um.driver")
+	s.Sim.Add(d, name+".driver")
 	b := &d.Base
-	d.reqValid = rtl.NewVec[uint8](b, "req_valid", d.bufSize, 1, 0)
+	d.reqKind = rtl.NewVec[uint8](b, "req_kind", d.bufSize, 2, entryFree)
 	d.reqWalk = rtl.NewVecOf(b, "req_walk", d.bufSize, ptw.WalkBits, ptw.Walk{})
 	d.reqSeq = rtl.NewVec[uint64](b, "req_seq", d.bufSize, 64, 0)
+	d.reqDue = rtl.NewVec[uint64](b, "req_due", d.bufSize, 64, 0)
 	d.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
 	d.waiting = rtl.NewReg[uint32](b, "waiting", 32, 0)
 	d.perSM = rtl.NewVec[uint16](b, "per_sm", len(s.TLBs), 16, 0)
 	d.table = rtl.NewVec[uint64](b, "page_state", (d.pages+31)/32, 64, 0)
+	d.zcMapped = rtl.NewVec[uint64](b, "zc_mapped", (d.pages+63)/64, 64, 0)
 	d.resident = rtl.NewVec[uint16](b, "resident", d.regions, 10, 0)
-	d.stamp = rtl.NewVec[uint64](b, "lru", d.regions, 64, 0)
-	d.used = rtl.NewReg[uint32](b, "used", 32, 0)
 	d.fsm = rtl.NewReg[uint8](b, "state", 4, drvIdle)
 	d.until = rtl.NewReg[uint64](b, "until", 64, 0)
 	d.faultVPN = rtl.NewReg[uint64](b, "fault_vpn", pte.VPNBits, 0)
-	d.victim = rtl.NewReg[uint32](b, "victim", 32, 0)
 	d.cursor = rtl.NewReg[uint32](b, "cursor", 32, 0)
 	d.sent = rtl.NewReg[uint64](b, "sent", 64, 0)
-	d.count = rtl.NewReg[uint32](b, "count", 32, 0)
+	d.evictLeft = rtl.NewReg[uint32](b, "evict_left", 32, 0)
+	d.evictCmd = rtl.NewReg[uint32](b, "evict_cmd", 10, 0)
 	d.runStart = rtl.NewVec[uint64](b, "run_start", maxRuns, 32, 0)
 	d.runLen = rtl.NewVec[uint16](b, "run_len", maxRuns, 10, 0)
 	d.runFirst = rtl.NewVec[uint16](b, "run_first", maxRuns, 10, 0)
@@ -316,15 +357,22 @@ func newUMDriver(s *system.System, cfg *config.Config, e *pme.Engine) *umDriver 
 	d.updPage = rtl.NewReg[uint32](b, "upd_page", 32, 0)
 	d.repValid = rtl.NewFlag(b, "rep_valid", false)
 	d.repIndex = rtl.NewReg[uint32](b, "rep_index", 32, 0)
+	d.repRemote = rtl.NewFlag(b, "rep_remote", false)
 	d.faults = rtl.NewReg[uint64](b, "faults", 64, 0)
 	d.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	d.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
-	// cudaMalloc'd pages never fault: mark them in the table.
-	for _, r := range l.Device {
+	d.zeroCopy = rtl.NewReg[uint64](b, "zero_copy", 64, 0)
+	// Only managed pages fault and move: every other page of the layout
+	// (cudaMalloc'd ones and the tails of the managed allocations' last
+	// regions, which the menu's prefetchers may pick) is fixed.
+	for w := 0; w < d.table.Len(); w++ {
+		d.table.At(w).Poke(^uint64(0))
+	}
+	for _, r := range l.Managed {
 		lo := int(r.First*system.PagesPerGroup - l.BaseVPN)
 		for p := lo; p < lo+r.Count*system.PagesPerGroup; p++ {
 			w := d.table.At(p / 32)
-			w.Poke(w.Q() | pageDevice<<(2*(p%32)))
+			w.Poke(w.Q() &^ (3 << (2 * (p % 32))))
 		}
 	}
 	d.remote.Consumer(b)
@@ -345,38 +393,61 @@ func (d *umDriver) pageState(page int) int {
 	return int(d.table.At(page/32).Q() >> (2 * (page % 32)) & 3)
 }
 
+func (d *umDriver) isMapped(page int) bool {
+	return d.zcMapped.At(page/64).Q()>>(page%64)&1 != 0
+}
+
+// unmapPage is the page of the victim or mapping list under the cursor in
+// the unmapping states, or -1.
+func (d *umDriver) unmapPage() int {
+	c := int(d.cursor.Q())
+	switch d.fsm.Q() {
+	case drvUnmap:
+		if c < len(d.victims) {
+			return d.victims[c]
+		}
+	case drvShoot:
+		if c < len(d.mappings) {
+			return d.mappings[c]
+		}
+	}
+	return -1
+}
+
 func (d *umDriver) Drive() {
 	st := d.fsm.Q()
 	d.remote.Ready.Set(d.waiting.Q() < uint32(d.bufSize))
 	for i, f := range d.frozen {
 		f.Set(d.perSM.At(i).Q() > 0)
 	}
-	// One PTE write per cycle: a landed page first, else an evicted page.
+	// One PTE write per cycle: a landed page first, else a victim page.
+	page := d.unmapPage()
 	switch {
 	case d.updValid.Q():
 		p := uint64(d.updPage.Q())
 		d.update.Valid.Set(true)
 		d.update.Bits.Set(d.base + p)
 		d.update.PTE.Set(pte.Local(p))
-	case st == drvEvictPTE:
-		p := uint64(d.cursor.Q())
-		d.update.Valid.Set(d.evicting(int(p)) && d.pageState(int(p)) == pageValid)
+	case st == drvUnmap && page >= 0:
+		p := uint64(page)
+		d.update.Valid.Set(d.pageState(page) == pageValid)
 		d.update.Bits.Set(d.base + p)
 		d.update.PTE.Set(pte.Remote(d.base + p))
 	default:
 		d.update.Valid.Set(false)
 	}
-	cur := int(d.cursor.Q())
-	shoot := st == drvEvictPTE && d.evicting(cur) && d.pageState(cur) == pageRemote
+	// A victim is shot down once its PTE is remote; a fetched page's
+	// zero-copy mapping at once.
+	shoot := page >= 0 && (st == drvShoot || d.pageState(page) == pageRemote)
 	for i, in := range d.inval {
 		in.Valid.Set(shoot && d.sent.Q()&(1<<i) == 0)
-		in.Bits.Set(tlb.Invalidate{VPN: d.base + uint64(d.cursor.Q())})
+		in.Bits.Set(tlb.Invalidate{VPN: d.base + uint64(max(page, 0))})
 		d.invalAck[i].Ready.Set(true)
 	}
 	switch st {
 	case drvEvictCmd:
 		d.cmd.Valid.Set(true)
-		d.cmd.Bits.Set(pme.Command{Tag: evictTag, Op: pme.Evict, Pages: uint16(min(d.count.Q(), pme.MaxPagesLimit))})
+		d.cmd.Bits.Set(pme.Command{Tag: evictTag, Op: pme.Evict, Pages: uint16(min(d.evictLeft.Q(), pme.MaxPagesLimit))})
 	case drvFetchCmd:
 		r := int(d.runNext.Q())
 		d.cmd.Valid.Set(true)
@@ -396,15 +467,14 @@ func (d *umDriver) Drive() {
 	d.migrated.Valid.Set(d.repValid.Q())
 	w := d.reqWalk.At(i).Q()
 	d.migrated.Bits.Set(w)
-	d.migrated.PTE.Set(pte.Local(w.VPN - d.base))
+	if d.repRemote.Q() {
+		d.migrated.PTE.Set(pte.Remote(w.VPN))
+	} else {
+		d.migrated.PTE.Set(pte.Local(w.VPN - d.base))
+	}
 }
 
-// evicting reports that page is inside the large page being evicted.
-func (d *umDriver) evicting(page int) bool {
-	return page/system.PagesPerRegion == int(d.victim.Q()) && page < d.pages
-}
-
-// evictTag marks the PME command of an eviction; fetch runs use their run
+// evictTag marks the PME command of a write-back; fetch runs use their run
 // index and host read-backs hostTag.
 const evictTag = hostTag - 1
 
@@ -414,34 +484,59 @@ func (d *umDriver) Eval() {
 	busy := false
 	arriveSM, replySM := -1, -1
 
+	// The driver starts a fetch this cycle: no zero-copy reply is offered
+	// for a page that is about to be on its way (see offerReply).
+	fetching := d.fsm.Q() == drvLatency && now >= d.until.Q()
+
 	if d.remote.Fire() {
 		w := d.remote.Bits.Get()
+		page := int(w.VPN - d.base)
 		i := d.freeEntry()
-		d.reqValid.At(i).Set(1)
+		kind := uint8(entryFault)
+		if err := d.menu.Count(page, false); err != nil {
+			panic(fmt.Sprintf("%s: %v", d.Path(), err))
+		}
+		if d.pageState(page) == pageRemote {
+			dec, err := d.menu.ShouldMigrate(page, false)
+			if err != nil {
+				panic(fmt.Sprintf("%s: %v", d.Path(), err))
+			}
+			if dec == uvm.Remote {
+				kind = entryZeroCopy
+				d.reqDue.At(i).Set(now + d.remoteCycles)
+			}
+		}
+		d.reqKind.At(i).Set(kind)
 		d.reqWalk.At(i).Set(w)
 		d.reqSeq.At(i).Set(d.seq.Q())
 		d.seq.Set(d.seq.Q() + 1)
 		waiting++
-		arriveSM = int(w.Requester >> gpu.WarpBits)
+		if kind == entryFault {
+			arriveSM = int(w.Requester >> gpu.WarpBits)
+		}
 		busy = true
 	}
 
-	// Reply: a fault whose page is valid goes back to its SM.
-	skip := -1
+	// Reply: a fault whose page is valid, or a zero-copy access whose line
+	// is back, goes to its SM.
+	wake := rtl.Never
 	if d.repValid.Q() {
-		if d.migrated.Fire() {
-			skip = int(d.repIndex.Q())
-			d.reqValid.At(skip).Set(0)
-			waiting--
-			w := d.reqWalk.At(skip).Q()
-			replySM = int(w.Requester >> gpu.WarpBits)
-			busy = true
-			d.offerReply(skip)
-		} else {
-			busy = true
-		}
-	} else if d.offerReply(-1) {
 		busy = true
+		if d.migrated.Fire() {
+			i := int(d.repIndex.Q())
+			if d.reqKind.At(i).Q() == entryFault {
+				replySM = int(d.reqWalk.At(i).Q().Requester >> gpu.WarpBits)
+			} else {
+				d.zeroCopy.Set(d.zeroCopy.Q() + 1)
+			}
+			d.reqKind.At(i).Set(entryFree)
+			waiting--
+			d.offerReply(i, fetching)
+		}
+	} else {
+		var offered bool
+		offered, wake = d.offerReply(-1, fetching)
+		busy = busy || offered
 	}
 	// Each SM's outstanding fault count: its L1 TLB thaws at zero.
 	if arriveSM != replySM {
@@ -485,13 +580,9 @@ func (d *umDriver) Eval() {
 				next = drvHostDone
 			}
 		case ev.Tag == evictTag:
-			c := d.count.Q()
+			c := d.evictCmd.Q()
 			d.evictions.Set(d.evictions.Q() + uint64(c))
-			d.used.Set(d.used.Q() - c)
-			next = drvFetchCmd
-			if d.overCapacity(d.used.Q() - c) {
-				next = d.startEviction()
-			}
+			next = d.afterUnmap()
 		default:
 			r := int(ev.Tag)
 			page := int(d.runStart.At(r).Q()) + int(ev.Page)
@@ -505,6 +596,11 @@ func (d *umDriver) Eval() {
 				d.runLanded.Set(n)
 				if n == d.runs.Q() {
 					next = drvIdle
+					if len(d.mappings) > 0 {
+						next = drvShoot
+						d.cursor.Set(0)
+						d.sent.Set(0)
+					}
 				}
 			}
 		}
@@ -523,7 +619,7 @@ func (d *umDriver) Eval() {
 				next = drvHostCmd
 			}
 		default:
-			if i := d.oldestRemote(); i >= 0 {
+			if i := d.oldestFault(); i >= 0 {
 				d.faultVPN.Set(d.reqWalk.At(i).Q().VPN)
 				d.until.Set(now + d.latency)
 				d.faults.Set(d.faults.Q() + 1)
@@ -531,22 +627,18 @@ func (d *umDriver) Eval() {
 			}
 		}
 	case drvLatency:
-		if now >= d.until.Q() {
+		if fetching {
 			busy = true
-			next = drvIdle
-			if d.plan = d.prefetch(int(d.faultVPN.Q() - d.base)); d.planFits() {
-				d.startFetch(setState)
-				next = drvFetchCmd
-				if d.overCapacity(d.used.Q() + uint32(len(d.plan))) {
-					next = d.startEviction()
-				}
-			}
+			next = d.handleFault(setState)
 		}
-	case drvEvictPTE:
+	case drvUnmap:
 		busy = true
-		d.evictStep(setState, &next)
+		d.unmapStep(setState, &next)
 	case drvEvictCmd:
 		if d.cmd.Fire() {
+			n := min(d.evictLeft.Q(), pme.MaxPagesLimit)
+			d.evictCmd.Set(n)
+			d.evictLeft.Set(d.evictLeft.Q() - n)
 			next = drvEvictWait
 		}
 	case drvFetchCmd:
@@ -558,6 +650,9 @@ func (d *umDriver) Eval() {
 				next = drvFetchWait
 			}
 		}
+	case drvShoot:
+		busy = true
+		d.unmapStep(setState, &next)
 	case drvHostCmd:
 		if d.cmd.Fire() {
 			next = drvHostWait
@@ -577,85 +672,85 @@ func (d *umDriver) Eval() {
 		d.fsm.Set(next)
 		busy = true
 	}
+	// A command or a host-done offered next cycle may be taken then, and
+	// the unmapping states move every cycle: stay awake.
+	switch next {
+	case drvFetchCmd, drvEvictCmd, drvHostCmd, drvHostDone, drvUnmap, drvShoot:
+		busy = true
+	}
 	if waiting != d.waiting.Q() {
 		d.waiting.Set(waiting)
 	}
-	// A command or a host-done offered next cycle may be taken then: stay
-	// awake to see it.
-	switch next {
-	case drvFetchCmd, drvEvictCmd, drvHostCmd, drvHostDone, drvEvictPTE:
-		busy = true
-	}
 	if !busy {
 		if next == drvLatency {
-			d.SleepUntil(d.until.Q())
-		} else {
-			d.Sleep()
+			wake = min(wake, d.until.Q())
 		}
+		d.SleepUntil(wake)
 	}
 }
 
-// startEviction picks the least recently fetched large page that holds
-// valid pages, other than the one the fault is in, and starts unmapping
-// it; with none left the fetch goes ahead.
-func (d *umDriver) startEviction() uint8 {
-	fault := int(d.faultVPN.Q()-d.base) / system.PagesPerRegion
-	best := -1
-	for r := 0; r < d.regions; r++ {
-		if r == fault || d.resident.At(r).Q() == 0 {
-			continue
-		}
-		if best < 0 || d.stamp.At(r).Q() < d.stamp.At(best).Q() {
-			best = r
-		}
+// handleFault runs the menu on the fault whose latency is over: the
+// victims are unmapped and written back first, then the fetch moves.
+func (d *umDriver) handleFault(setState func(page, st int)) uint8 {
+	plan, err := d.menu.HandleFaults([]int{int(d.faultVPN.Q() - d.base)})
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", d.Path(), err))
 	}
-	if best < 0 {
+	d.victims = append(d.victims[:0], plan.Evict...)
+	runs := d.startFetch(plan.Fetch, setState)
+	d.cursor.Set(0)
+	d.sent.Set(0)
+	switch {
+	case len(d.victims) > 0:
+		return drvUnmap
+	case runs > 0:
 		return drvFetchCmd
 	}
-	d.victim.Set(uint32(best))
-	d.cursor.Set(uint32(d.nextValid(best * system.PagesPerRegion)))
-	d.sent.Set(0)
-	d.count.Set(0)
-	return drvEvictPTE
+	return drvIdle
 }
 
-// nextValid is the first valid page at or after page in its large page,
-// or the large page's end.
-func (d *umDriver) nextValid(page int) int {
-	end := min((page/system.PagesPerRegion+1)*system.PagesPerRegion, d.pages)
-	for p := page; p < end; p++ {
-		if d.pageState(p) == pageValid {
-			return p
-		}
+// afterUnmap is the next state once the victims are unmapped or a
+// write-back has reached the host: the next write-back, the fetch, or
+// idle when every page was deferred.
+func (d *umDriver) afterUnmap() uint8 {
+	switch {
+	case d.evictLeft.Q() > 0:
+		return drvEvictCmd
+	case d.runs.Q() > 0:
+		return drvFetchCmd
 	}
-	return end
+	return drvIdle
 }
 
-// evictStep unmaps the victim large page's valid pages one at a time: the
-// PTE becomes remote, then every L1 TLB drops the page; the write-back
-// command follows the last page.
-func (d *umDriver) evictStep(setState func(page, st int), next *uint8) {
-	v := int(d.victim.Q())
-	end := min((v+1)*system.PagesPerRegion, d.pages)
-	page := int(d.cursor.Q())
-	if page >= end {
-		*next = drvEvictCmd
-		if d.count.Q() == 0 {
-			*next = drvFetchCmd
+// unmapStep works on the page under the cursor. A victim's PTE is made
+// remote first (from the next cycle on a walk finds it in host memory),
+// then every L1 TLB drops it; a fetched page whose zero-copy mapping a TLB
+// may hold is only shot down. A tail page outside its allocation, which
+// the menu may have fetched, has nothing to unmap.
+func (d *umDriver) unmapStep(setState func(page, st int), next *uint8) {
+	page := d.unmapPage()
+	if page < 0 {
+		*next = drvIdle
+		if d.fsm.Q() == drvUnmap {
+			*next = d.afterUnmap()
 		}
 		return
 	}
-	if d.pageState(page) == pageValid {
-		// First the PTE: the page is remote from the next cycle on.
-		if d.update.Fire() && !d.updValid.Q() {
-			setState(page, pageRemote)
-			d.resident.At(v).Set(d.resident.At(v).Q() - 1)
-			d.count.Set(d.count.Q() + 1)
+	if d.fsm.Q() == drvUnmap {
+		switch d.pageState(page) {
+		case pageValid:
+			if d.update.Fire() && !d.updValid.Q() {
+				setState(page, pageRemote)
+				r := page / system.PagesPerRegion
+				d.resident.At(r).Set(d.resident.At(r).Q() - 1)
+				d.evictLeft.Set(d.evictLeft.Q() + 1)
+			}
+			return
+		case pageFixed:
+			d.cursor.Set(d.cursor.Q() + 1)
+			return
 		}
-		return
 	}
-	// Then the shootdown in every L1 TLB, after which no SM holds the
-	// old translation.
 	sent := d.sent.Q()
 	for i, in := range d.inval {
 		if in.Fire() {
@@ -668,56 +763,77 @@ func (d *umDriver) evictStep(setState func(page, st int), next *uint8) {
 	}
 	if sent == all {
 		sent = 0
-		nextPage := end
-		for p := page + 1; p < end; p++ {
-			if d.pageState(p) == pageValid {
-				nextPage = p
-				break
-			}
-		}
-		d.cursor.Set(uint32(nextPage))
+		d.cursor.Set(d.cursor.Q() + 1)
 	}
 	if sent != d.sent.Q() {
 		d.sent.Set(sent)
 	}
 }
 
-// offerReply registers the first fault whose page is valid, other than
-// skip, as the next reply.
-func (d *umDriver) offerReply(skip int) bool {
+// offerReply registers the first entry other than skip that can be
+// answered as the next reply: a fault or zero-copy access whose page is
+// valid (its PTE write done) gets the local PTE; a zero-copy access whose
+// line is back and whose page is still in host memory gets the remote PTE,
+// and the page is marked as mapped in a TLB. In the cycle the driver
+// starts a fetch no remote PTE is offered, so that every zero-copy mapping
+// of a fetched page is marked before the fetch collects them. It reports
+// whether it offered one and, if not, the cycle a zero-copy access is due.
+func (d *umDriver) offerReply(skip int, fetching bool) (bool, uint64) {
+	now := d.Now()
+	wake := rtl.Never
 	for i := range d.bufSize {
-		if i == skip || d.reqValid.At(i).Q() == 0 {
+		kind := d.reqKind.At(i).Q()
+		if i == skip || kind == entryFree {
 			continue
 		}
-		if d.pageState(int(d.reqWalk.At(i).Q().VPN-d.base)) == pageValid && !(d.updValid.Q() && uint64(d.updPage.Q()) == d.reqWalk.At(i).Q().VPN-d.base) {
-			d.repIndex.Set(uint32(i))
-			if !d.repValid.Q() {
-				d.repValid.Set(true)
+		page := int(d.reqWalk.At(i).Q().VPN - d.base)
+		st := d.pageState(page)
+		remote := false
+		switch {
+		case st == pageValid && !(d.updValid.Q() && int(d.updPage.Q()) == page):
+		case kind == entryZeroCopy && st == pageRemote:
+			if due := d.reqDue.At(i).Q(); due > now || fetching {
+				wake = min(wake, max(due, now+1))
+				continue
 			}
-			return true
+			remote = true
+			w := d.zcMapped.At(page / 64)
+			if bit := uint64(1) << (page % 64); w.Q()&bit == 0 {
+				w.Set(w.Q() | bit)
+			}
+		default:
+			continue
 		}
+		d.repIndex.Set(uint32(i))
+		if remote != d.repRemote.Q() {
+			d.repRemote.Set(remote)
+		}
+		if !d.repValid.Q() {
+			d.repValid.Set(true)
+		}
+		return true, now
 	}
 	if d.repValid.Q() {
 		d.repValid.Set(false)
 	}
-	return false
+	return false, wake
 }
 
 func (d *umDriver) freeEntry() int {
 	for i := range d.bufSize {
-		if d.reqValid.At(i).Q() == 0 {
+		if d.reqKind.At(i).Q() == entryFree {
 			return i
 		}
 	}
 	return -1
 }
 
-// oldestRemote is the oldest fault whose page is still in host memory and
+// oldestFault is the oldest fault whose page is still in host memory and
 // not on its way: the next one the driver handles.
-func (d *umDriver) oldestRemote() int {
+func (d *umDriver) oldestFault() int {
 	best := -1
 	for i := range d.bufSize {
-		if d.reqValid.At(i).Q() == 0 {
+		if d.reqKind.At(i).Q() != entryFault {
 			continue
 		}
 		if d.pageState(int(d.reqWalk.At(i).Q().VPN-d.base)) != pageRemote {
@@ -730,108 +846,58 @@ func (d *umDriver) oldestRemote() int {
 	return best
 }
 
-// prefetch lists the pages to fetch for a fault on page: its 64 KB basic
-// block, and with the tree prefetcher every enclosing node of the 2 MB
-// tree (128 KB up to the large page, capped at the allocation's end) that
-// is more than half valid or on its way once the pages below are counted
-// (UVMSmart paper Section II-B).
-func (d *umDriver) prefetch(page int) []uint32 {
-	plan := d.plan[:0]
-	region := page / system.PagesPerRegion
-	regionBase := region * system.PagesPerRegion
-	extent := d.extent[region]
-	add := func(lo, hi int) {
-		for p := lo; p < hi && p < regionBase+extent; p++ {
-			if d.pageState(p) == pageRemote && !planned(plan, p) {
-				plan = append(plan, uint32(p))
-			}
+// startFetch marks the plan's managed pages (ascending) on their way,
+// collects those with a zero-copy mapping, and splits them into contiguous
+// runs, the faulting page's run first with the faulting page as its
+// critical page. It returns the number of runs.
+func (d *umDriver) startFetch(fetch []int, setState func(page, st int)) int {
+	fault := int(d.faultVPN.Q() - d.base)
+	d.mappings = d.mappings[:0]
+	runs, critical := 0, 0
+	for i := 0; i < len(fetch); {
+		if d.pageState(fetch[i]) == pageFixed {
+			i++
+			continue
 		}
-	}
-	leaf := page / system.PagesPerGroup * system.PagesPerGroup
-	add(leaf, leaf+system.PagesPerGroup)
-	if d.tree {
-		for size := 2 * system.PagesPerGroup; size <= system.PagesPerRegion; size *= 2 {
-			lo := page / size * size
-			hi := min(lo+size, regionBase+extent)
-			have := 0
-			for p := lo; p < hi; p++ {
-				if d.pageState(p) != pageRemote || planned(plan, p) {
-					have++
-				}
-			}
-			if 2*have <= hi-lo {
-				break
-			}
-			add(lo, hi)
-		}
-	}
-	return plan
-}
-
-func planned(plan []uint32, p int) bool {
-	for _, q := range plan {
-		if int(q) == p {
-			return true
-		}
-	}
-	return false
-}
-
-// planFits reports whether the plan fits GPU memory at all; a plan larger
-// than the capacity is cut back to the faulting page's basic block.
-func (d *umDriver) planFits() bool {
-	if len(d.plan) > d.capacity {
-		d.plan = d.plan[:min(d.capacity, system.PagesPerGroup)]
-	}
-	return len(d.plan) > 0
-}
-
-// overCapacity reports that used pages (valid or on their way, the plan
-// included) exceed the managed capacity: a large page must go.
-func (d *umDriver) overCapacity(used uint32) bool { return int(used) > d.capacity }
-
-// startFetch marks the plan's pages on their way and splits it into
-// contiguous runs, the faulting page's run first with the faulting page as
-// its critical page.
-func (d *umDriver) startFetch(setState func(page, st int)) {
-	plan := d.plan
-	sortPages(plan)
-	fault := uint32(d.faultVPN.Q() - d.base)
-	runs := 0
-	critical := 0
-	for i := 0; i < len(plan); {
 		j := i + 1
-		for j < len(plan) && plan[j] == plan[j-1]+1 && j-i < pme.MaxPagesLimit {
+		for j < len(fetch) && fetch[j] == fetch[j-1]+1 && j-i < pme.MaxPagesLimit && d.pageState(fetch[j]) != pageFixed {
 			j++
 		}
-		d.runStart.At(runs).Set(uint64(plan[i]))
+		d.runStart.At(runs).Set(uint64(fetch[i]))
 		d.runLen.At(runs).Set(uint16(j - i))
 		first := uint16(0)
-		if fault >= plan[i] && fault < plan[i]+uint32(j-i) {
-			first = uint16(fault - plan[i])
+		if fault >= fetch[i] && fault < fetch[j-1]+1 {
+			first = uint16(fault - fetch[i])
 			critical = runs
 		}
 		d.runFirst.At(runs).Set(first)
 		runs++
 		i = j
 	}
-	for _, p := range plan {
-		setState(int(p), pageInFlight)
+	mapWord, mapVal := -1, uint64(0)
+	for _, p := range fetch {
+		if d.pageState(p) == pageFixed {
+			continue
+		}
+		setState(p, pageInFlight)
+		if !d.isMapped(p) {
+			continue
+		}
+		d.mappings = append(d.mappings, p)
+		if mapWord != p/64 {
+			if mapWord >= 0 {
+				d.zcMapped.At(mapWord).Set(mapVal)
+			}
+			mapWord, mapVal = p/64, d.zcMapped.At(p/64).Q()
+		}
+		mapVal &^= 1 << (p % 64)
+	}
+	if mapWord >= 0 {
+		d.zcMapped.At(mapWord).Set(mapVal)
 	}
 	d.runs.Set(uint16(runs))
 	d.runNext.Set(uint16(critical))
 	d.runIssued.Set(0)
 	d.runLanded.Set(0)
-	d.used.Set(d.used.Q() + uint32(len(plan)))
-	region := int(fault) / system.PagesPerRegion
-	d.stamp.At(region).Set(d.Now() + 1)
-}
-
-// sortPages is an insertion sort: plans are short and nearly sorted.
-func sortPages(p []uint32) {
-	for i := 1; i < len(p); i++ {
-		for j := i; j > 0 && p[j] < p[j-1]; j-- {
-			p[j], p[j-1] = p[j-1], p[j]
-		}
-	}
+	return runs
 }
