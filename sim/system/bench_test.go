@@ -1,0 +1,51 @@
+package system_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/policy"
+	"github.com/uvmmu/uvmmu/sim/system"
+)
+
+// BenchmarkRun runs a small hotspot under each policy and reports simulated
+// cycles and warp instructions per second and heap allocations per
+// evaluated cycle. What allocates is the per-warp instruction stream the
+// workload builds at each thread-block launch, not the per-cycle path.
+func BenchmarkRun(b *testing.B) {
+	for _, name := range []string{"ideal", "um", "uvmmu"} {
+		b.Run(name, func(b *testing.B) {
+			cfg := config.Default()
+			cfg.Run.Policy = name
+			cfg.Run.Scale = 0.1
+			var cycles, instr, evaluated, mallocs uint64
+			for range b.N {
+				p, err := policy.New(name, &cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s, err := system.New(&cfg, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				r, err := s.Run(p, system.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.ReadMemStats(&after)
+				cycles += r.Cycles
+				instr += r.WarpInstructions
+				evaluated += r.EvaluatedCycles
+				mallocs += after.Mallocs - before.Mallocs
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(cycles)/sec, "cycles/s")
+			b.ReportMetric(float64(instr)/sec, "warp-instr/s")
+			b.ReportMetric(float64(mallocs)/float64(evaluated), "allocs/evaluated-cycle")
+			b.ReportMetric(float64(mallocs)/float64(instr), "allocs/warp-instr")
+		})
+	}
+}
