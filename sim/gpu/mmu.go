@@ -29,22 +29,28 @@ type WalkArbiter struct {
 // maxArbiterPorts bounds the arbiter to one 64-bit valid mask.
 const maxArbiterPorts = 64
 
-// NewWalkArbiter connects the SMs' walk request ports to out.
-func NewWalkArbiter(s *rtl.Sim, path string, sms []*SM, out *rtl.Decoupled[ptw.Walk]) (*WalkArbiter, error) {
-	if len(sms) < 1 || len(sms) > maxArbiterPorts {
-		return nil, fmt.Errorf("gpu: walk arbiter serves 1..%d SMs, not %d", maxArbiterPorts, len(sms))
-	}
-	a := &WalkArbiter{Out: out}
+// WalkReqs lists the SMs' walk request ports.
+func WalkReqs(sms []*SM) []*rtl.Decoupled[ptw.Walk] {
+	var ins []*rtl.Decoupled[ptw.Walk]
 	for _, m := range sms {
-		a.In = append(a.In, m.WalkReq)
+		ins = append(ins, m.WalkReq)
 	}
+	return ins
+}
+
+// NewWalkArbiter connects walk request ports (the SMs', WalkReqs) to out.
+func NewWalkArbiter(s *rtl.Sim, path string, ins []*rtl.Decoupled[ptw.Walk], out *rtl.Decoupled[ptw.Walk]) (*WalkArbiter, error) {
+	if len(ins) < 1 || len(ins) > maxArbiterPorts {
+		return nil, fmt.Errorf("gpu: walk arbiter serves 1..%d ports, not %d", maxArbiterPorts, len(ins))
+	}
+	a := &WalkArbiter{In: ins, Out: out}
 	s.Add(a, path)
 	b := &a.Base
-	for i := range sms {
+	for i := range ins {
 		a.held = append(a.held, rtl.NewRegOf(b, fmt.Sprintf("held%d", i), ptw.WalkBits, ptw.Walk{}))
 		a.In[i].Consumer(b)
 	}
-	a.heldValid = rtl.NewReg[uint64](b, "held_valid", len(sms), 0)
+	a.heldValid = rtl.NewReg[uint64](b, "held_valid", len(ins), 0)
 	a.next = rtl.NewReg[uint16](b, "next", 7, 0)
 	a.outValid = rtl.NewFlag(b, "out_valid", false)
 	a.out = rtl.NewRegOf(b, "out", ptw.WalkBits, ptw.Walk{})
@@ -181,17 +187,15 @@ func (q *routerQueue) step(popped bool, arrivals ...Resolved) bool {
 	return count > 0
 }
 
-// NewRouter connects the GMMU results, the SMs' L1 TLB fill ports and
-// replay ports, and makes the policy-facing ports.
-func NewRouter(s *rtl.Sim, path string, walks Resolved, sms []*SM, fills []tlb.FillPort) *Router {
+// NewRouter connects the GMMU results and, per SM, its L1 TLB fill port and
+// its replay port, and makes the policy-facing ports.
+func NewRouter(s *rtl.Sim, path string, walks Resolved, fills []tlb.FillPort, replays []*rtl.Decoupled[ptw.Walk]) *Router {
 	r := &Router{
 		Walks:    walks,
 		Migrated: NewResolvedPort(s, path+".migrated"),
 		Remote:   NewResolvedPort(s, path+".remote"),
 		Fill:     fills,
-	}
-	for _, m := range sms {
-		r.Replay = append(r.Replay, m.Replay)
+		Replay:   replays,
 	}
 	s.Add(r, path)
 	b := &r.Base
@@ -201,7 +205,7 @@ func NewRouter(s *rtl.Sim, path string, walks Resolved, sms []*SM, fills []tlb.F
 	r.Walks.Consumer(b)
 	r.Migrated.Consumer(b)
 	r.Remote.Producer(b)
-	for i := range sms {
+	for i := range fills {
 		r.Fill[i].Producer(b)
 		r.Replay[i].Producer(b)
 	}

@@ -151,10 +151,14 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 	if err != nil {
 		return nil, fmt.Errorf("gpu: %w", err)
 	}
-	if s.Arbiter, err = gpu.NewWalkArbiter(s.Sim, "walk_arbiter", s.SMs, s.GMMU.Req); err != nil {
+	if s.Arbiter, err = gpu.NewWalkArbiter(s.Sim, "walk_arbiter", gpu.WalkReqs(s.SMs), s.GMMU.Req); err != nil {
 		return nil, err
 	}
-	s.Router = gpu.NewRouter(s.Sim, "router", s.GMMU.Resp, s.SMs, fills)
+	var replays []*rtl.Decoupled[ptw.Walk]
+	for _, m := range s.SMs {
+		replays = append(replays, m.Replay)
+	}
+	s.Router = gpu.NewRouter(s.Sim, "router", s.GMMU.Resp, fills, replays)
 	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, s.SMs)
 	s.Memory, err = gpu.NewMemory(s.Sim, "dram", gpu.MemoryConfig{
 		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, LineBytes: cfg.GPU.LineBytes,
