@@ -23,10 +23,19 @@ type system struct {
 // newSystem builds the DA and its memory, preloads the IPgT with table
 // (nil: every frame-group free) and resets.
 func newSystem(t testing.TB, cfg Config, mc dram.Config, table []uint64, opts rtl.Options) *system {
+	return newSystemWith(t, cfg, mc, table, opts, nil)
+}
+
+// newSystemWith is newSystem with more blocks: attach adds them to the
+// simulation before its reset.
+func newSystemWith(t testing.TB, cfg Config, mc dram.Config, table []uint64, opts rtl.Options, attach func(*rtl.Sim, Ports)) *system {
 	s := rtl.New(opts)
 	p := NewPorts(s, "da", cfg)
 	d, err := New(s, "da", cfg, p)
 	require.NoError(t, err)
+	if attach != nil {
+		attach(s, p)
+	}
 	mc.Base, mc.Words, mc.AddrBits = cfg.IPGTBase, int(cfg.NFG), cfg.AddrBits
 	m, err := dram.New(s, "dram", mc, p.Mem)
 	require.NoError(t, err)

@@ -10,8 +10,10 @@ import (
 	"github.com/uvmmu/uvmmu/blocks/afm"
 	"github.com/uvmmu/uvmmu/blocks/dcq"
 	"github.com/uvmmu/uvmmu/blocks/dram"
+	"github.com/uvmmu/uvmmu/blocks/evict"
 	"github.com/uvmmu/uvmmu/blocks/frab"
 	"github.com/uvmmu/uvmmu/blocks/ipgt"
+	"github.com/uvmmu/uvmmu/blocks/pte"
 	"github.com/uvmmu/uvmmu/rtl"
 )
 
@@ -106,20 +108,35 @@ type checker struct {
 	pushed   bool
 
 	handed, victims, ops uint64
+
+	meta evict.Metadata // the victim source, or nil
+	walk evict.Ports    // its walk wires, driven here
 }
 
 func newChecker(t *testing.T, seed uint64, opts rtl.Options) *checker {
-	return newCheckerWith(t, seed, opts, afm.VictimLFSR)
+	return newCheckerWith(t, seed, opts, afm.VictimLFSR, "")
 }
 
-// newCheckerWith builds the checker with the given victim source; with
-// afm.VictimExternal the testbench offers random candidates, frame-groups
-// of every kind and numbers beyond NFG, on the victim port.
-func newCheckerWith(t *testing.T, seed uint64, opts rtl.Options, victims afm.VictimSource) *checker {
+// newCheckerWith builds the checker with the given victim source. With
+// afm.VictimExternal and no metadata the testbench offers random
+// candidates, frame-groups of every kind and numbers beyond NFG, on the
+// victim port. With metadata (an evict variant) that block offers them,
+// learning from the DA's IPgT writes and from random walk touches the
+// testbench shows it; the initial table then has no victim (the block
+// learns of mapped frame-groups from their map writes, as in the system,
+// whose IPgT starts all free).
+func newCheckerWith(t *testing.T, seed uint64, opts rtl.Options, victims afm.VictimSource, metadata string) *checker {
 	rng := rand.New(rand.NewPCG(seed, 0xda))
 	cfg, mc := randomConfig(rng)
 	cfg.Victims = victims
 	table := randomTable(rng, cfg.NFG)
+	if metadata != "" {
+		for i, w := range table {
+			if ipgt.Victim(w) {
+				table[i] = ipgt.F
+			}
+		}
+	}
 	c := &checker{t: t, rng: rng, cfg: cfg, ref: table, traffic: true,
 		popRate: 0.02 + 0.98*rng.Float64(), swRate: rng.Float64() * 0.01}
 	regions := cfg.AFM().FrAB().Regions
@@ -130,7 +147,17 @@ func newCheckerWith(t *testing.T, seed uint64, opts rtl.Options, victims afm.Vic
 	for i, w := range table {
 		c.set(uint64(i), w)
 	}
-	c.y = newSystem(t, cfg, mc, table, opts)
+	var attach func(*rtl.Sim, Ports)
+	if metadata != "" {
+		attach = func(s *rtl.Sim, p Ports) {
+			c.walk = evict.Ports{WalkValid: rtl.NewBit(s, "walk.valid"), WalkReady: rtl.NewBit(s, "walk.ready"),
+				WalkPTE: rtl.NewWire[pte.PTE](s, "walk.pte", 64), IPgT: p.Mem, Victim: p.Victim}
+			var err error
+			c.meta, err = evict.New(s, "evict", evict.Config{Name: metadata, NFG: cfg.NFG, IPGTBase: cfg.IPGTBase, NRUClearCycles: 5000}, c.walk)
+			require.NoError(t, err)
+		}
+	}
+	c.y = newSystemWith(t, cfg, mc, table, opts, attach)
 	return c
 }
 
@@ -189,7 +216,17 @@ func (c *checker) drive(now uint64) {
 		p.Map.CID.Set(e.CID)
 		p.Map.VPgN.Set(e.VPgN)
 	}
-	if v := p.Victim; v != nil && !v.Valid.Get() && c.rng.IntN(4) != 0 {
+	if c.meta != nil {
+		// A walk result every few cycles, local or remote, in or beyond
+		// the table.
+		c.walk.WalkValid.Set(c.rng.IntN(3) == 0)
+		c.walk.WalkReady.Set(c.rng.IntN(4) != 0)
+		e := pte.Local(c.rng.Uint64N((c.cfg.NFG + 2) * 16))
+		if c.rng.IntN(8) == 0 {
+			e = pte.Remote(e.Frame())
+		}
+		c.walk.WalkPTE.Set(e)
+	} else if v := p.Victim; v != nil && !v.Valid.Get() && c.rng.IntN(4) != 0 {
 		v.Valid.Set(true)
 		v.Bits.Set(c.candidate())
 	}
@@ -331,7 +368,7 @@ func (c *checker) run(cycles uint64, memLatency int) {
 		now := y.sim.Cycle()
 		c.drive(now)
 		mapFired, swFired := c.observe(now)
-		victimFired := y.p.Victim != nil && y.p.Victim.Fire()
+		victimFired := c.meta == nil && y.p.Victim != nil && y.p.Victim.Fire()
 		y.step()
 		if mapFired {
 			y.p.Map.Valid.Set(false)
@@ -352,21 +389,33 @@ func (c *checker) run(cycles uint64, memLatency int) {
 // every handshake and every IPgT write against the reference model, the
 // FrAB invariant in every cycle, liveness, and finally that all traffic
 // drains and the memory equals the reference table.
-func TestRandomTraffic(t *testing.T) { randomTraffic(t, afm.VictimLFSR) }
+func TestRandomTraffic(t *testing.T) { randomTraffic(t, afm.VictimLFSR, "") }
 
 // TestRandomTrafficExternalVictims is TestRandomTraffic with victim
 // candidates from the victim port: the same checks hold for any candidate
 // stream.
-func TestRandomTrafficExternalVictims(t *testing.T) { randomTraffic(t, afm.VictimExternal) }
+func TestRandomTrafficExternalVictims(t *testing.T) { randomTraffic(t, afm.VictimExternal, "") }
 
-func randomTraffic(t *testing.T, source afm.VictimSource) {
+// TestRandomTrafficEvictionMetadata is TestRandomTraffic with each
+// eviction-metadata block of blocks/evict as the victim source; it also
+// requires that no map write was lost to the block.
+func TestRandomTrafficEvictionMetadata(t *testing.T) {
+	for _, name := range []string{evict.SeqLocal, evict.NRU, evict.Tree} {
+		t.Run(name, func(t *testing.T) { randomTraffic(t, afm.VictimExternal, name) })
+	}
+}
+
+func randomTraffic(t *testing.T, source afm.VictimSource, metadata string) {
 	seeds, cycles := uint64(12), uint64(90_000)
+	if metadata != "" {
+		seeds = 6
+	}
 	if testing.Short() {
 		seeds, cycles = 4, 10_000
 	}
 	var total, handed, victims, ops uint64
 	for seed := range seeds {
-		c := newCheckerWith(t, seed, checked, source)
+		c := newCheckerWith(t, seed, checked, source, metadata)
 		lat := c.y.mem.Config().Latency
 		c.run(cycles, lat)
 		c.traffic = false
@@ -377,6 +426,9 @@ func randomTraffic(t *testing.T, source afm.VictimSource) {
 		}
 		c.run(uint64(64*(lat+10)), lat)
 		require.NoError(t, c.y.mem.Err())
+		if c.meta != nil {
+			require.Zero(t, c.meta.LostMaps(), "seed %d: map writes lost to the metadata", seed)
+		}
 		for i, w := range c.ref {
 			require.Equal(t, w, c.y.mem.Peek(i), "seed %d: IPgT entry %d", seed, i)
 		}
