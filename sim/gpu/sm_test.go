@@ -46,64 +46,58 @@ type walker struct {
 	fill    tlb.FillPort
 	latency uint64
 
-	queue []*rtl.Reg[uint64] // {due<<LookupBits | lookup}, FIFO
-	fillN *rtl.Reg[uint32]
+	walk  *rtl.Vec[ptw.Walk] // FIFO of misses being walked
+	due   *rtl.Vec[uint64]   // cycle each one is resolved
+	head  *rtl.Reg[uint32]
+	count *rtl.Reg[uint32]
 }
+
+const walkerDepth = 64
 
 func newWalker(s *rtl.Sim, sm *SM, t *tlb.TLB, latency uint64) *walker {
 	w := &walker{sm: sm, fill: t.Fill, latency: latency}
 	s.Add(w, sm.Path()+".walker")
-	for i := 0; i < 64; i++ {
-		w.queue = append(w.queue, rtl.NewReg[uint64](&w.Base, "q"+string(rune('a'+i/26))+string(rune('a'+i%26)), 64, 0))
-	}
-	w.fillN = rtl.NewReg[uint32](&w.Base, "n", 8, 0)
+	w.walk = rtl.NewVecOf(&w.Base, "walk", walkerDepth, ptw.WalkBits, ptw.Walk{})
+	w.due = rtl.NewVec[uint64](&w.Base, "due", walkerDepth, 64, 0)
+	w.head = rtl.NewReg[uint32](&w.Base, "head", 7, 0)
+	w.count = rtl.NewReg[uint32](&w.Base, "count", 7, 0)
 	sm.WalkReq.Consumer(&w.Base)
 	sm.Replay.Producer(&w.Base)
 	w.fill.Producer(&w.Base)
 	return w
 }
 
-func (w *walker) head() (tlb.Lookup, bool) {
-	if w.fillN.Q() == 0 {
-		return tlb.Lookup{}, false
-	}
-	e := w.queue[0].Q()
-	due := e >> tlb.LookupBits
-	return unpackLookup(e & (1<<tlb.LookupBits - 1)), due <= w.Now()
-}
-
 func (w *walker) Drive() {
-	l, ok := w.head()
-	w.sm.WalkReq.Ready.Set(w.fillN.Q() < 64)
+	h := int(w.head.Q())
+	ok := w.count.Q() > 0 && w.due.At(h).Q() <= w.Now()
+	l := w.walk.At(h).Q()
+	w.sm.WalkReq.Ready.Set(w.count.Q() < walkerDepth)
 	w.sm.Replay.Valid.Set(ok)
-	w.sm.Replay.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester})
+	w.sm.Replay.Bits.Set(l)
 	w.fill.Valid.Set(ok)
 	w.fill.Bits.Set(l.VPN)
 	w.fill.PTE.Set(pte.Local(l.VPN))
 }
 
 func (w *walker) Eval() {
-	n := int(w.fillN.Q())
-	vals := make([]uint64, 0, 65)
-	for i := 0; i < n; i++ {
-		vals = append(vals, w.queue[i].Q())
-	}
+	now := w.Now()
+	head, count := w.head.Q(), w.count.Q()
 	if w.sm.Replay.Fire() {
-		vals = vals[1:]
+		head = (head + 1) % walkerDepth
+		count--
+		w.head.Set(head)
 	}
 	if w.sm.WalkReq.Fire() {
-		vals = append(vals, (w.Now()+w.latency)<<tlb.LookupBits|w.sm.WalkReq.Bits.Get().Pack())
+		t := int((head + count) % walkerDepth)
+		w.walk.At(t).Set(w.sm.WalkReq.Bits.Get())
+		w.due.At(t).Set(now + w.latency)
+		count++
 	}
-	for i, v := range vals {
-		if w.queue[i].Q() != v {
-			w.queue[i].Set(v)
-		}
+	if count != w.count.Q() {
+		w.count.Set(count)
 	}
-	if len(vals) != n {
-		w.fillN.Set(uint32(len(vals)))
-	}
-	if n > 0 {
-		if due := w.queue[0].Q() >> tlb.LookupBits; due > w.Now() {
+	if w.count.Q() > 0 {
+		if due := w.due.At(int(w.head.Q())).Q(); due > now+1 && !w.sm.Replay.Fire() && !w.sm.WalkReq.Fire() {
 			w.SleepUntil(due)
 		}
 	}
