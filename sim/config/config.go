@@ -140,6 +140,10 @@ type UVMMU struct {
 	LFSRWidth      int `toml:"lfsr_width" min:"8" max:"64" doc:"victim-picker LFSR width"`
 	MigrationQueue int `toml:"migration_queue" min:"1" max:"4096" doc:"remote-PTE requests the migration unit holds"`
 	SetupCycles    int `toml:"setup_cycles" min:"2" max:"1000" doc:"PME descriptor set-up cycles"`
+	// Eviction selects the swap-victim source for the sensitivity study of
+	// UVMMU paper Section V-C1 (Figure 5); blocks/evict.Names lists the
+	// same names.
+	Eviction string `toml:"eviction" oneof:"random,seqlocal,nru,tree" doc:"swap-victim choice: random (the DA's LFSR, the paper's linear-random), seqlocal (LRU over 64 KB frame-groups), nru (referenced bits and a clock hand), tree (LRU over 2 MB frame-regions with tree-based neighbourhood)"`
 }
 
 // Check holds run-time checking.
@@ -198,6 +202,7 @@ func Default() Config {
 			// Section V-A); the DA answers in about two cycles, the PME
 			// descriptor set-up takes the rest.
 			SetupCycles: 8,
+			Eviction:    "random", // UVMMU Section IV-D: the LFSR victim picker
 		},
 		Check: Check{
 			WatchdogCycles: 100_000_000,
