@@ -134,21 +134,29 @@ func (p *UM) Busy() []string {
 
 // Check verifies SPEC 6.5 between cycles: a page the driver holds valid has
 // a local PTE with its own frame (or has it written this cycle), a page it
-// holds remote a remote PTE with its host frame; the valid pages fit the
-// managed capacity and are resident for the menu; and each large page's
-// resident count matches its pages.
+// holds remote a remote PTE with its host frame; the pages valid or on
+// their way are the menu's resident set (but for victims still being
+// unmapped) and fit the managed capacity; and each large page's resident
+// count matches its pages.
 func (p *UM) Check() error {
 	d := p.driver
 	s := p.sys
 	perRegion := make([]int, d.regions)
 	total := 0
 	space := d.menu.Space()
+	// Victims the menu has dropped and the driver has not unmapped yet.
+	unmapping := map[int]bool{}
+	if d.fsm.Q() == drvUnmap {
+		for _, v := range d.victims[min(int(d.cursor.Q()), len(d.victims)):] {
+			unmapping[v] = true
+		}
+	}
 	for _, r := range s.Layout.Managed {
 		lo := int(r.First*system.PagesPerGroup - d.base)
 		for page := lo; page < lo+r.Count*system.PagesPerGroup; page++ {
 			e := s.GMMU.Read(d.base + uint64(page))
 			st := d.pageState(page)
-			if (st == pageValid || st == pageInFlight) != space.IsResident(page) {
+			if (st == pageValid && !unmapping[page] || st == pageInFlight) != space.IsResident(page) {
 				return fmt.Errorf("page %#x is in state %d but the menu holds it resident = %t", d.base+uint64(page), st, space.IsResident(page))
 			}
 			switch st {

@@ -1,0 +1,298 @@
+package policy_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/policy"
+	"github.com/uvmmu/uvmmu/sim/system"
+	"github.com/uvmmu/uvmmu/sim/uvm"
+	"github.com/uvmmu/uvmmu/sim/workload"
+)
+
+// regions is a workload of n managed 2 MB allocations ("a", "b", ...),
+// each exactly one 2 MB region of 32 blocks of 64 KB, and one kernel whose
+// thread block i is one warp running scripts[i].
+type regions struct {
+	allocs  []workload.Alloc
+	scripts [][]workload.Op
+}
+
+func newRegions(n int) *regions {
+	r := &regions{}
+	for i := 0; i < n; i++ {
+		r.allocs = append(r.allocs, workload.Alloc{Name: string(rune('a' + i)), Bytes: workload.RegionBytes, Kind: workload.Managed})
+	}
+	workload.Layout(r.allocs)
+	return r
+}
+
+// load is a one-lane 4-byte load of page p of block b of allocation a.
+func (r *regions) load(a, b, p int) workload.Op {
+	op := workload.Op{Kind: workload.OpLoad, Size: 4, Lanes: 1}
+	op.Addr[0] = r.allocs[a].Base + uint64(b)<<16 + uint64(p)<<12
+	return op
+}
+
+// touch is one load of the first page of each listed block of allocation a.
+func (r *regions) touch(a int, blocks ...int) []workload.Op {
+	var ops []workload.Op
+	for _, b := range blocks {
+		ops = append(ops, r.load(a, b, 0))
+	}
+	return ops
+}
+
+func (r *regions) Name() string             { return "regions" }
+func (r *regions) Class() string            { return workload.Irregular }
+func (r *regions) Allocs() []workload.Alloc { return r.allocs }
+func (r *regions) Footprint() uint64        { return uint64(len(r.allocs)) * workload.RegionBytes }
+func (r *regions) Phases() []workload.Phase {
+	return []workload.Phase{{Kernel: &workload.Kernel{Name: "k", Blocks: len(r.scripts), ThreadsPerBlock: workload.WarpSize,
+		NewWarp: func(b, w int) workload.WarpStream { return &script{ops: append(r.scripts[b], drain)} }}}}
+}
+
+// drain ends every script: 200,000 cycles of compute, longer than the last
+// fetch can take (a whole region is 512 * 379 wire cycles plus the round
+// trip), so that every page the driver planned has landed when the run ends.
+var drain = workload.Op{Kind: workload.OpCompute, Cycles: 200_000}
+
+type script struct {
+	ops []workload.Op
+	pc  int
+}
+
+func (s *script) Next(op *workload.Op) bool {
+	if s.pc == len(s.ops) {
+		return false
+	}
+	*op = s.ops[s.pc]
+	s.pc++
+	return true
+}
+
+// microConfig is the default system with invariants checked, one SM per
+// thread block, the given policy and memory pressure, and overrides.
+func microConfig(t *testing.T, name string, sms, oversub int, sets ...string) config.Config {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Run.Policy = name
+	cfg.Run.OversubPct = oversub
+	cfg.GPU.SMs = sms
+	cfg.Check.Invariants = true
+	for _, s := range sets {
+		require.NoError(t, cfg.Set(s))
+	}
+	return cfg
+}
+
+// runMicro runs wl and returns the result and the driver's menu state.
+func runMicro(t *testing.T, cfg config.Config, wl workload.Workload) (system.Result, *policy.UM) {
+	t.Helper()
+	p, err := policy.New(cfg.Run.Policy, &cfg)
+	require.NoError(t, err)
+	s, err := system.NewWith(&cfg, wl, p)
+	require.NoError(t, err)
+	r, err := s.Run(p, system.Options{})
+	require.NoError(t, err)
+	return r, p.(*policy.UM)
+}
+
+// residentBlocks lists the blocks of region a with every page resident and
+// checks that no block is partly resident.
+func residentBlocks(t *testing.T, um *policy.UM, a int) []int {
+	t.Helper()
+	var full []int
+	for b := 0; b < 32; b++ {
+		switch um.Menu().Space().BlockMask(a*32 + b) {
+		case 0xffff:
+			full = append(full, b)
+		case 0:
+		default:
+			t.Fatalf("block %d of region %d is partly resident", b, a)
+		}
+	}
+	return full
+}
+
+// regionCounts sums the access counts of each region's blocks.
+func regionCounts(um *policy.UM, n int) []uint32 {
+	sums := make([]uint32, n)
+	for b := 0; b < 32*n; b++ {
+		sums[b/32] += um.Menu().Counters().Get(b).Count
+	}
+	return sums
+}
+
+// The tree prefetcher on far faults under um (UVMSmart Section II-B; the
+// worked example of docs/uvm-menu.md). One warp touches blocks 0, 1, 2, 4
+// and 8 of a 2 MB allocation, one fault at a time:
+//
+//	block 0  its 64 KB block; node{0-1} holds 16 of 32 pages, not more than half
+//	block 1  its block; node{0-1} is full
+//	block 2  its block; node{0-3} holds 48 of 64 > half: block 3 comes too
+//	block 4  its block; node{0-7} holds 80 of 128 > half: blocks 5-7 come too
+//	block 8  its block; node{0-15} holds 144 of 256 > half: blocks 9-15 come too
+//
+// Five faults, blocks 0-15 resident (256 pages), nothing evicted, nothing
+// served remotely.
+func TestUMTreePrefetcherFarFaults(t *testing.T) {
+	wl := newRegions(1)
+	wl.scripts = [][]workload.Op{wl.touch(0, 0, 1, 2, 4, 8)}
+	r, um := runMicro(t, microConfig(t, "um", 1, 100), wl)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, residentBlocks(t, um, 0))
+	assert.Equal(t, uint64(5), r.FarFaults)
+	assert.Equal(t, uint64(256), r.Migrations)
+	assert.Equal(t, uint64(0), r.Evictions)
+	assert.Equal(t, uint64(0), um.RemoteAccesses())
+}
+
+// fillSequence is the tree prefetcher's shortest way to make a whole
+// region resident: blocks 0, 1, 2, 4, 8 and 16 (docs/uvm-menu.md).
+var fillSequence = []int{0, 1, 2, 4, 8, 16}
+
+// LRU 2 MB and LFU 2 MB choose different victims. Three 2 MB allocations
+// a, b, c at 150%: the GPU holds two regions (1,024 pages). Four warps on
+// four SMs fill a together with the tree's fill sequence, each touching the
+// same pages, so every one of a's six faulting pages is looked up, walked
+// and counted four times (24 accesses). Then warp 0 alone fills b (6
+// accesses) and touches c's block 0: the batch needs 16 pages and memory is
+// full, so one whole region goes.
+//
+//   - lru2m: a is the least recently used region (its last arrival is
+//     before b's): a is evicted, b and c's block 0 stay.
+//   - lfu2m: a has 24 accesses, b 6: b is evicted, a stays.
+//
+// Either way the eviction writes back 512 pages.
+func TestEvictionLRUvsLFUVictims(t *testing.T) {
+	wl := newRegions(3)
+	fillA := wl.touch(0, fillSequence...)
+	wl.scripts = [][]workload.Op{append(append(fillA, wl.touch(1, fillSequence...)...), wl.touch(2, 0)...), fillA, fillA, fillA}
+	for _, tc := range []struct {
+		eviction string
+		a, b     int // resident blocks of a and b at the end
+	}{
+		{uvm.EvictLRU2M, 0, 32},
+		{uvm.EvictLFU2M, 32, 0},
+	} {
+		t.Run(tc.eviction, func(t *testing.T) {
+			r, um := runMicro(t, microConfig(t, "um", 4, 150, "um.eviction="+tc.eviction), wl)
+			assert.Len(t, residentBlocks(t, um, 0), tc.a, "a")
+			assert.Len(t, residentBlocks(t, um, 1), tc.b, "b")
+			assert.Equal(t, []int{0}, residentBlocks(t, um, 2), "c")
+			assert.Equal(t, uint64(512), r.Evictions)
+			assert.Equal(t, uint64(512+512+16), r.Migrations)
+			assert.Equal(t, []uint32{24, 6, 1}, regionCounts(um, 3))
+		})
+	}
+}
+
+// A read of a host-resident block is served remotely until the block's
+// access count reaches the threshold, then it migrates. um with remote =
+// always and t_s = 4 (the static threshold from the start, UVMSmart
+// Section VI "Always"): one warp reads pages 0..4 of block 0, each page a
+// new translation, so each read is one walk and one counted access:
+//
+//	read 1..3  count 1..3 < 4: zero-copy, the remote PTE is installed
+//	read 4     count 4 = t_s: far fault, block 0 migrates (16 pages),
+//	           critical page 3 first; the warp goes on when it lands
+//	read 5     page 4 is still on its way: the walk finds the remote PTE,
+//	           is counted (5) and merged with the fetch, no new fault
+func TestRemoteUntilStaticThreshold(t *testing.T) {
+	wl := newRegions(1)
+	wl.scripts = [][]workload.Op{{wl.load(0, 0, 0), wl.load(0, 0, 1), wl.load(0, 0, 2), wl.load(0, 0, 3), wl.load(0, 0, 4)}}
+	r, um := runMicro(t, microConfig(t, "um", 1, 100, "um.remote=always", "um.migrate_threshold=4"), wl)
+	assert.Equal(t, uint64(3), um.RemoteAccesses())
+	assert.Equal(t, uint64(1), r.FarFaults)
+	assert.Equal(t, uint64(16), r.Migrations)
+	assert.Equal(t, []int{0}, residentBlocks(t, um, 0))
+	assert.Equal(t, uint32(5), um.Menu().Counters().Get(0).Count)
+}
+
+// The dynamic threshold of Eq. 1 before oversubscription,
+// t = 1 + t_s * resident / capacity (truncated), under uvmsmart's defaults
+// (adaptive, t_s = 8). Two 2 MB allocations at 100%: capacity 1,024 pages.
+// One warp reads:
+//
+//	a blocks 0, 1, 2, 4   t = 1 while at most 64 pages are resident: each
+//	                      first read faults; the tree fills blocks 0-7
+//	                      (128 pages)
+//	a block 8, pages 0-1  t = 1 + 8*128/1024 = 2: read 1 is remote, read 2
+//	                      migrates; the tree fills 9-15 (256 pages)
+//	a block 16, pages 0-2 t = 1 + 8*256/1024 = 3: reads 1-2 remote, read 3
+//	                      migrates; the tree fills 17-31 (512 pages)
+//
+// Six faults, three zero-copy reads, the whole region resident.
+func TestAdaptiveThresholdGrowsWithOccupancy(t *testing.T) {
+	wl := newRegions(2)
+	ops := wl.touch(0, 0, 1, 2, 4)
+	ops = append(ops, wl.load(0, 8, 0), wl.load(0, 8, 1))
+	ops = append(ops, wl.load(0, 16, 0), wl.load(0, 16, 1), wl.load(0, 16, 2))
+	wl.scripts = [][]workload.Op{ops}
+	r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100), wl)
+	assert.Equal(t, uint64(3), um.RemoteAccesses())
+	assert.Equal(t, uint64(6), r.FarFaults)
+	assert.Equal(t, uint64(512), r.Migrations)
+	assert.Len(t, residentBlocks(t, um, 0), 32)
+	assert.False(t, um.Menu().Oversubscribed())
+}
+
+// uvmsmart on an oversubscribed irregular run (ra at 125%: three 2 MB
+// arrays, two regions of GPU memory) completes with the invariants checked
+// every chunk, serves some reads remotely, evicts, and gives the same
+// result for the same seed.
+func TestUVMSmartIrregularRunIsDeterministic(t *testing.T) {
+	cfg := config.Default()
+	cfg.Run.Policy, cfg.Run.Workload, cfg.Run.OversubPct, cfg.Run.Scale = "uvmsmart", "ra", 125, 0.5
+	cfg.Check.Invariants = true
+	run := func() (system.Result, uint64) {
+		p, err := policy.New(cfg.Run.Policy, &cfg)
+		require.NoError(t, err)
+		s, err := system.New(&cfg, p)
+		require.NoError(t, err)
+		r, err := s.Run(p, system.Options{})
+		require.NoError(t, err)
+		return r, p.(*policy.UM).RemoteAccesses()
+	}
+	a, remoteA := run()
+	b, remoteB := run()
+	assert.Positive(t, remoteA)
+	assert.Positive(t, a.Evictions)
+	assert.Equal(t, remoteA, remoteB)
+	ignoreWall := cmp.FilterPath(func(p cmp.Path) bool {
+		f, ok := p.Last().(cmp.StructField)
+		return ok && (f.Name() == "WallSeconds" || f.Name() == "SimCyclesPerSecond" || f.Name() == "WarpInstrPerSecond")
+	}, cmp.Ignore())
+	assert.Empty(t, cmp.Diff(a, b, ignoreWall))
+}
+
+// The menu keys' allowed names are sim/uvm's, in both policy sections.
+func TestMenuNamesMatchSimUVM(t *testing.T) {
+	want := map[string][]string{
+		"prefetcher":         uvm.PrefetcherNames(),
+		"prefetcher_oversub": uvm.PrefetcherNames(),
+		"eviction":           uvm.EvictorNames(),
+		"remote":             uvm.RemoteModeNames(),
+	}
+	typ := reflect.TypeOf(config.UM{})
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		if names, ok := want[f.Tag.Get("toml")]; ok {
+			assert.Equal(t, names, strings.Split(f.Tag.Get("oneof"), ","), f.Name)
+			delete(want, f.Tag.Get("toml"))
+		}
+	}
+	assert.Empty(t, want, "menu keys missing from config.UM")
+	def := config.Default()
+	assert.Equal(t, uvm.DefaultConfig(), def.UM.Menu(1), "um defaults are the sim/uvm baseline")
+	smart := def.UVMSmart.Menu(1)
+	assert.Equal(t, uvm.RemoteAdaptive, smart.Remote)
+	assert.Equal(t, uvm.EvictLFU2M, smart.Evictor)
+	assert.Equal(t, uvm.PrefetchTree, smart.Prefetcher)
+}
