@@ -7,6 +7,7 @@ import (
 	"github.com/uvmmu/uvmmu/blocks/afm"
 	"github.com/uvmmu/uvmmu/blocks/da"
 	"github.com/uvmmu/uvmmu/blocks/dram"
+	"github.com/uvmmu/uvmmu/blocks/evict"
 	"github.com/uvmmu/uvmmu/blocks/ipgt"
 	"github.com/uvmmu/uvmmu/blocks/pcie"
 	"github.com/uvmmu/uvmmu/blocks/pme"
@@ -31,15 +32,18 @@ import (
 // the requested page-group came from, shoots the victim's pages down in
 // every L1 TLB, and has the PME swap the two page-groups over both link
 // directions. No software runs and no TLB is frozen; the handling latency
-// is what the DA and the PME set-up take.
+// is what the DA and the PME set-up take. With uvmmu.eviction other than
+// random, an eviction-metadata block (blocks/evict) offers the DA its swap
+// victims in place of the LFSR (UVMMU paper Section V-C1).
 type UVMMU struct {
-	cfg  *config.Config
-	sys  *system.System
-	unit *migrationUnit
-	DA   *da.DA
-	IPgT *dram.DRAM
-	PME  *pme.Engine
-	Link *pcie.Link
+	cfg      *config.Config
+	sys      *system.System
+	unit     *migrationUnit
+	DA       *da.DA
+	Eviction evict.Metadata // nil with the LFSR
+	IPgT     *dram.DRAM
+	PME      *pme.Engine
+	Link     *pcie.Link
 }
 
 func newUVMMU(cfg *config.Config) *UVMMU { return &UVMMU{cfg: cfg} }
@@ -74,6 +78,9 @@ func (p *UVMMU) Attach(s *system.System) error {
 	dcfg.IPGTBase = ipgtBase
 	// The LFSR must never be zero (SPEC 5.2); derive a non-zero seed.
 	dcfg.LFSRSeed = cfg.Run.Seed%(1<<cfg.UVMMU.LFSRWidth-1) + 1
+	if cfg.UVMMU.Eviction != evict.Random {
+		dcfg.Victims = afm.VictimExternal
+	}
 	if err := dcfg.Validate(); err != nil {
 		return fmt.Errorf("uvmmu: %w", err)
 	}
@@ -81,6 +88,15 @@ func (p *UVMMU) Attach(s *system.System) error {
 	var err error
 	if p.DA, err = da.New(s.Sim, "uvmmu.da", dcfg, ports); err != nil {
 		return fmt.Errorf("uvmmu: %w", err)
+	}
+	if dcfg.Victims == afm.VictimExternal {
+		// It snoops the GMMU's walk results and the DA's IPgT writes.
+		w := s.Router.Walks
+		ecfg := evict.Config{Name: cfg.UVMMU.Eviction, NFG: dcfg.NFG, IPGTBase: ipgtBase, NRUClearCycles: evict.DefaultNRUClearCycles}
+		eports := evict.Ports{WalkValid: w.Valid, WalkReady: w.Ready, WalkPTE: w.PTE, IPgT: ports.Mem, Victim: ports.Victim}
+		if p.Eviction, err = evict.New(s.Sim, "uvmmu.evict", ecfg, eports); err != nil {
+			return fmt.Errorf("uvmmu: %w", err)
+		}
 	}
 	memPorts := ipgt.NewMemPorts(s.Sim, "uvmmu.ipgt_mem", dcfg.AddrBits)
 	unitMem := ipgt.NewMemPorts(s.Sim, "uvmmu.unit", dcfg.AddrBits)
@@ -214,6 +230,9 @@ func (p *UVMMU) Check() error {
 		if _, taken := local[pfgn]; taken {
 			return fmt.Errorf("protected frame-group %#x holds managed page-group %#x", pfgn, local[pfgn])
 		}
+	}
+	if p.Eviction != nil && p.Eviction.LostMaps() > 0 {
+		return fmt.Errorf("eviction metadata %s lost %d map writes", p.cfg.UVMMU.Eviction, p.Eviction.LostMaps())
 	}
 	return p.checkFrAB()
 }
