@@ -28,10 +28,12 @@ type Layout struct {
 	Managed []Range // managed allocations, in page-groups
 	Device  []Range // cudaMalloc'd allocations, in page-groups
 
-	ManagedRegions int // 2 MB regions the managed allocations span
-	DeviceGroups   int // frame-groups the device allocations need
-	// ManagedCapacity is the frame-groups left for managed data:
-	// ManagedRegions*100/OversubPct whole regions (SPEC 2), at least one.
+	ManagedGroupCount int // 64 KB page-groups of the managed allocations: the footprint
+	DeviceGroups      int // frame-groups the device allocations need
+	// ManagedCapacity is the frame-groups left for managed data: the
+	// footprint divided by the oversubscription ratio in whole 2 MB
+	// regions (SPEC 2), rounded down, except that at 100% it is rounded up
+	// so that the footprint fits; at least one region.
 	ManagedCapacity int
 	// NFG is the frame-groups of GPU memory the system builds: the
 	// device allocations (rounded up to whole regions) plus the managed
@@ -68,7 +70,7 @@ func NewLayout(wl workload.Workload, cfg *config.Config) (Layout, error) {
 			l.DeviceGroups += r.Count
 		} else {
 			l.Managed = append(l.Managed, r)
-			l.ManagedRegions += int((a.Bytes + 1<<RegionShift - 1) >> RegionShift)
+			l.ManagedGroupCount += r.Count
 		}
 		first = min(first, lo)
 		end = max(end, hi)
@@ -78,7 +80,11 @@ func NewLayout(wl workload.Workload, cfg *config.Config) (Layout, error) {
 	}
 	l.BaseVPN = first * PagesPerGroup
 	l.Pages = int(end-first) * PagesPerGroup
-	regions := max(l.ManagedRegions*100/cfg.Run.OversubPct, 1)
+	regions := l.ManagedGroupCount * 100 / cfg.Run.OversubPct / GroupsPerRegion
+	if cfg.Run.OversubPct == 100 {
+		regions = (l.ManagedGroupCount + GroupsPerRegion - 1) / GroupsPerRegion
+	}
+	regions = max(regions, 1)
 	l.ManagedCapacity = regions * GroupsPerRegion
 	deviceRegions := (l.DeviceGroups + GroupsPerRegion - 1) / GroupsPerRegion
 	l.NFG = (regions + deviceRegions) * GroupsPerRegion
@@ -89,11 +95,3 @@ func NewLayout(wl workload.Workload, cfg *config.Config) (Layout, error) {
 	return l, nil
 }
 
-// ManagedGroups is the number of managed page-groups.
-func (l *Layout) ManagedGroups() int {
-	n := 0
-	for _, r := range l.Managed {
-		n += r.Count
-	}
-	return n
-}
