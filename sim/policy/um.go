@@ -247,8 +247,9 @@ type umDriver struct {
 	// order. Its plan lists are read by Drive in the cycles after the Eval
 	// that made them, like registers.
 	menu     *uvm.Driver
-	victims  []int // pages the current batch evicts (plan.Evict)
-	mappings []int // fetched pages whose zero-copy mapping may sit in a TLB
+	victims  []int  // pages the current batch evicts (plan.Evict)
+	mappings []int  // fetched pages whose zero-copy mapping may sit in a TLB
+	batch    [1]int // the fault batch handed to the menu: one fault at a time
 
 	// Fault buffer: faults and zero-copy accesses waiting for an answer.
 	reqKind *rtl.Vec[uint8]
@@ -700,7 +701,8 @@ func (d *umDriver) Eval() {
 // handleFault runs the menu on the fault whose latency is over: the
 // victims are unmapped and written back first, then the fetch moves.
 func (d *umDriver) handleFault(setState func(page, st int)) uint8 {
-	plan, err := d.menu.HandleFaults([]int{int(d.faultVPN.Q() - d.base)})
+	d.batch[0] = int(d.faultVPN.Q() - d.base)
+	plan, err := d.menu.HandleFaults(d.batch[:])
 	if err != nil {
 		panic(fmt.Sprintf("%s: %v", d.Path(), err))
 	}
