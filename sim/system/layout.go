@@ -94,4 +94,3 @@ func NewLayout(wl workload.Workload, cfg *config.Config) (Layout, error) {
 	}
 	return l, nil
 }
-
