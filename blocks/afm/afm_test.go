@@ -35,8 +35,15 @@ func TestConfigValidate(t *testing.T) {
 	c = validConfig()
 	c.DCQ.Threshold = 0
 	assert.ErrorContains(t, c.Validate(), "Threshold 0")
+	c = validConfig()
+	c.Victims = 2
+	assert.ErrorContains(t, c.Validate(), "Victims VictimSource(2) is not lfsr or external")
 	_, err := New(rtl.New(rtl.Options{}), "afm", Config{}, Ports{})
 	assert.Error(t, err)
+	c = validConfig()
+	c.Victims = VictimExternal
+	_, err = New(rtl.New(rtl.Options{}), "afm", c, Ports{})
+	assert.ErrorContains(t, err, "victim source external needs the victim port exactly when external")
 }
 
 func TestFrABGeometry(t *testing.T) {

@@ -20,6 +20,13 @@ type bench struct {
 }
 
 func newBench(t *testing.T, cfg Config) *bench {
+	b := buildBench(t, cfg)
+	b.run(int(cfg.NFG) + 10) // the init sweep
+	return b
+}
+
+// buildBench builds the block and resets the simulation.
+func buildBench(t *testing.T, cfg Config) *bench {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: true})
 	fg := linkBits(cfg.NFG)
 	p := Ports{
@@ -32,9 +39,7 @@ func newBench(t *testing.T, cfg Config) *bench {
 	blk, err := New(s, "evict", cfg, p)
 	require.NoError(t, err)
 	s.Reset()
-	b := &bench{t: t, sim: s, p: p, blk: blk}
-	b.run(int(cfg.NFG) + 10) // the init sweep
-	return b
+	return &bench{t: t, sim: s, p: p, blk: blk}
 }
 
 func (b *bench) run(n int) {

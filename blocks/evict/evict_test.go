@@ -1,6 +1,10 @@
 package evict
 
 import (
+	"bufio"
+	"bytes"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,4 +117,32 @@ func TestStorageBits(t *testing.T) {
 	assert.Greater(t, got[Tree], 5632*(64+2*13))
 	_, err := StorageBits("lru", nfg)
 	assert.ErrorContains(t, err, `variant "lru" is not one of seqlocal, nru, tree`)
+}
+
+// TestStorageMatchesBlock: the storage a variant reports is the SRAM
+// macros it builds plus every register it declares (read from the VCD
+// header), apart from the two 64-bit event counters kept for reports.
+func TestStorageMatchesBlock(t *testing.T) {
+	for _, name := range []string{SeqLocal, NRU, Tree} {
+		for _, nfg := range []uint64{100, 1000, 180224} {
+			b := buildBench(t, Config{Name: name, NFG: nfg, NRUClearCycles: DefaultNRUClearCycles})
+			var vcd bytes.Buffer
+			require.NoError(t, b.sim.TraceVCD(&vcd, "evict.*"))
+			require.NoError(t, b.sim.CloseTrace())
+			regs := 0
+			sc := bufio.NewScanner(&vcd)
+			for sc.Scan() {
+				if f := strings.Fields(sc.Text()); len(f) > 4 && f[0] == "$var" && f[1] == "reg" {
+					w, err := strconv.Atoi(f[2])
+					require.NoError(t, err)
+					regs += w
+				}
+			}
+			regs -= 2 * 64
+			want, err := StorageBits(name, nfg)
+			require.NoError(t, err)
+			assert.Equal(t, layoutOf(Config{Name: name, NFG: nfg}).regs, regs, "%s NFG %d: register bits", name, nfg)
+			assert.Equal(t, want, b.blk.StorageBits())
+		}
+	}
 }

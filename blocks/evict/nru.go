@@ -52,9 +52,6 @@ const (
 	nruScan              // the hand's words arrived: offer or move on
 )
 
-// opScan marks a scan step in the op register.
-const opScan = evTouch + 1
-
 func nruLayout(nfg uint64) layout {
 	lb := linkBits(nfg)
 	w := bitmapWords(nfg)
@@ -63,7 +60,7 @@ func nruLayout(nfg uint64) layout {
 			{Depth: w, Width: wordBits, Ports: 1, ReadLatency: 1}, // listed
 			{Depth: w, Width: wordBits, Ports: 1, ReadLatency: 1}, // referenced
 		},
-		regs: lb + linkBits(2*uint64(w)) + 1 + 64 + 1 + 1 + lb + 2 + 3 + lb + lb + monitorRegBits(lb),
+		regs: lb + linkBits(2*uint64(w)) + 1 + 64 + 1 + 1 + lb + 2 + 2 + lb + lb + monitorRegBits(lb),
 	}
 }
 
@@ -84,7 +81,7 @@ func newNRU(s *rtl.Sim, path string, cfg Config, p Ports) *NRUClock {
 	n.offerValid = rtl.NewFlag(b, "offer_valid", false)
 	n.offer = rtl.NewReg[uint64](b, "offer", lb, 0)
 	n.state = rtl.NewReg[uint8](b, "state", 2, nruInit)
-	n.op = rtl.NewReg[uint8](b, "op", 3, evNone)
+	n.op = rtl.NewReg[uint8](b, "op", 2, evNone)
 	n.cur = rtl.NewReg[uint64](b, "cur", lb, 0)
 	n.sweep = rtl.NewReg[uint64](b, "sweep", lb, 0)
 	n.monitor = newMonitor(b, p, cfg)
@@ -133,7 +130,6 @@ func (n *NRUClock) Eval() {
 			h := n.hand.Q()
 			n.listed.Read(0, int(h/wordBits))
 			n.ref.Read(0, int(h/wordBits))
-			n.op.Set(opScan)
 			n.state.Set(nruScan)
 		default:
 			if op, y := n.nextEvent(true); op != evNone {

@@ -80,7 +80,7 @@ func treeLayout(nfg uint64) layout {
 			{Depth: int(nr), Width: rb, Ports: 1, ReadLatency: 1},               // prev
 			{Depth: int(nr), Width: rb, Ports: 2, ReadLatency: 1},               // next
 		},
-		regs: 3*rb + regionGroups + 1 + fg + 3 + 3 + fg + 2*regionGroups + monitorRegBits(fg),
+		regs: 4*rb + regionGroups + 1 + fg + 3 + 2 + fg + 2*regionGroups + monitorRegBits(fg),
 	}
 }
 
@@ -102,7 +102,7 @@ func newTree(s *rtl.Sim, path string, cfg Config, p Ports) *RegionTree {
 	t.offerValid = rtl.NewFlag(b, "offer_valid", false)
 	t.offer = rtl.NewReg[uint64](b, "offer", fg, 0)
 	t.state = rtl.NewReg[uint8](b, "state", 3, rtInit)
-	t.op = rtl.NewReg[uint8](b, "op", 3, evNone)
+	t.op = rtl.NewReg[uint8](b, "op", 2, evNone)
 	t.cur = rtl.NewReg[uint64](b, "cur", fg, 0)
 	t.curWord = rtl.NewReg[uint64](b, "cur_word", 2*regionGroups, 0)
 	t.sweep = rtl.NewReg[uint64](b, "sweep", rb, 0)
