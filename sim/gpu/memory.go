@@ -44,19 +44,25 @@ type Memory struct {
 
 // NewMemory connects to every SM's data ports.
 func NewMemory(s *rtl.Sim, path string, cfg MemoryConfig, sms []*SM) (*Memory, error) {
-	if cfg.Warps < 1 || cfg.Warps > MaxWarps || cfg.ByteTime == 0 || len(sms) != cfg.SMs {
-		return nil, fmt.Errorf("gpu: memory config %+v does not match %d SMs of up to %d warps with a non-zero byte time", cfg, len(sms), MaxWarps)
-	}
-	m := &Memory{cfg: cfg}
+	var reqs, resps []*rtl.Decoupled[DataReq]
 	for _, sm := range sms {
-		m.Req = append(m.Req, sm.DataReq)
-		m.Resp = append(m.Resp, sm.DataResp)
+		reqs = append(reqs, sm.DataReq)
+		resps = append(resps, sm.DataResp)
 	}
+	return NewMemoryOn(s, path, cfg, reqs, resps)
+}
+
+// NewMemoryOn connects to per-SM request and response ports.
+func NewMemoryOn(s *rtl.Sim, path string, cfg MemoryConfig, reqs, resps []*rtl.Decoupled[DataReq]) (*Memory, error) {
+	if cfg.Warps < 1 || cfg.Warps > MaxWarps || cfg.ByteTime == 0 || len(reqs) != cfg.SMs || len(resps) != cfg.SMs {
+		return nil, fmt.Errorf("gpu: memory config %+v does not match %d SMs of up to %d warps with a non-zero byte time", cfg, len(reqs), MaxWarps)
+	}
+	m := &Memory{cfg: cfg, Req: reqs, Resp: resps}
 	s.Add(m, path)
 	b := &m.Base
 	m.busy = rtl.NewReg[uint64](b, "busy", 64, 0)
 	m.bytes = rtl.NewReg[uint64](b, "bytes", 64, 0)
-	for i := range sms {
+	for i := range reqs {
 		m.due = append(m.due, rtl.NewVec[uint64](b, fmt.Sprintf("sm%d.due", i), cfg.Warps, 64, 0))
 		m.tag = append(m.tag, rtl.NewVec[uint64](b, fmt.Sprintf("sm%d.tag", i), cfg.Warps, DataReqWidth, 0))
 		m.head = append(m.head, rtl.NewReg[uint8](b, fmt.Sprintf("sm%d.head", i), WarpBits, 0))
