@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"bytes"
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,4 +73,17 @@ func TestDedupeKeepsFirstInOrder(t *testing.T) {
 	a := Spec{Workload: "ra", Policy: "um", OversubPct: 100, Scale: 1, Seed: 1}
 	b := Spec{Workload: "ra", Policy: "um", OversubPct: 100, Scale: 1, Seed: 1, Sets: []string{FaultLatencyKey + "=0"}}
 	assert.Equal(t, []Spec{a, b}, Dedupe([]Spec{a, b, a, b}))
+}
+
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "log")
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Nil(t, TerminalProgress(f))
+
+	var bar bytes.Buffer
+	specs := Grid([]string{"ra"}, []string{"ideal"}, []int{100, 125, 150}, 0.01, 1, nil)
+	_, err = Run(specs, Options{Jobs: 1, Base: config.Default(), Progress: &bar})
+	require.NoError(t, err)
+	assert.Contains(t, bar.String(), "simulating")
 }
