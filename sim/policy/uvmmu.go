@@ -223,12 +223,17 @@ func (p *UVMMU) Check() error {
 			}
 		}
 	}
-	for i, pfgn := range u.device {
-		if e := ipgt.Unpack(p.IPgT.Peek(int(pfgn))); u.deviceDone.Q() > uint32(i) && !e.P {
-			return fmt.Errorf("cudaMalloc'd frame-group %#x lost its protection: IPgT entry %+v", pfgn, e)
+	for i, g := range u.device[:u.deviceDone.Q()] {
+		e := s.GMMU.Read(g * system.PagesPerGroup)
+		if !e.Valid() || e.IsRemote() {
+			return fmt.Errorf("cudaMalloc'd page-group %#x (number %d) is not mapped local: PTE %#x", g, i, uint64(e))
 		}
-		if _, taken := local[pfgn]; taken {
-			return fmt.Errorf("protected frame-group %#x holds managed page-group %#x", pfgn, local[pfgn])
+		pfgn := e.Frame() / system.PagesPerGroup
+		if entry := ipgt.Unpack(p.IPgT.Peek(int(pfgn))); !entry.P {
+			return fmt.Errorf("cudaMalloc'd frame-group %#x lost its protection: IPgT entry %+v", pfgn, entry)
+		}
+		if other, taken := local[pfgn]; taken {
+			return fmt.Errorf("protected frame-group %#x holds managed page-group %#x", pfgn, other)
 		}
 	}
 	if p.Eviction != nil && p.Eviction.LostMaps() > 0 {
