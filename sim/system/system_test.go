@@ -255,3 +255,20 @@ func TestLayoutOversubscription(t *testing.T) {
 	_, err = system.NewLayout(wl, &cfg)
 	assert.ErrorContains(t, err, "memory.capacity_gb")
 }
+
+// TestHostPhasesAndCudaMalloc runs srad, whose cudaMalloc'd arrays the
+// driver places before the first kernel and whose host reads come between
+// kernels, under every policy with the invariants checked.
+func TestHostPhasesAndCudaMalloc(t *testing.T) {
+	for _, name := range []string{"ideal", "um", "uvmmu"} {
+		cfg := testConfig(name)
+		cfg.Run.Workload = "srad"
+		cfg.Run.Scale = 0.05
+		cfg.GPU.SMs = 4
+		r := runNamed(t, cfg)
+		assert.Positive(t, r.WarpInstructions, name)
+		if name != "ideal" {
+			assert.Positive(t, r.PCIeD2HBytes, "%s: the host reads data back", name)
+		}
+	}
+}
