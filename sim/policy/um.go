@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 
+	"github.com/uvmmu/uvmmu/blocks/accessctr"
 	"github.com/uvmmu/uvmmu/blocks/pcie"
 	"github.com/uvmmu/uvmmu/blocks/pme"
 	"github.com/uvmmu/uvmmu/blocks/pte"
@@ -24,13 +25,19 @@ import (
 // prefetcher, LRU 2 MB eviction, no remote access: the baseline), the
 // uvmsmart policy with the [uvmsmart] section (uvmsmart.go).
 //
-//   - Every walk that finds a remote PTE is an access the driver counts
-//     (sim/uvm Count: the 64 KB block's access counter, LFU, recency).
-//   - If the page is in host memory and the menu says to serve the read
-//     remotely (sim/uvm ShouldMigrate: remote access mode, Eq. 1), it is a
-//     zero-copy access: the reply comes after the remote access latency
-//     (200 cycles, UVMSmart Table I) plus the 128 B line's wire time, with
-//     the remote PTE, which the router installs in the SM's L1 TLB.
+//   - Every translated access is counted where the GMMU's access counters
+//     count it, at the L1 TLB lookup (UVMSmart Section IV): the driver taps
+//     the L1 TLBs' response ports and counts each hit, local or remote, in
+//     sim/uvm (Count: the 64 KB block's access counter, LFU, recency). A
+//     miss is counted at the hit of its replayed lookup, so each access
+//     counts once.
+//   - A walk that finds a remote PTE comes to the driver. If the page is in
+//     host memory and the menu says to serve the read remotely (sim/uvm
+//     Decide on the block's counter with this access included: remote
+//     access mode, Eq. 1), it is a zero-copy access: the reply comes after
+//     the remote access latency (200 cycles, UVMSmart Table I) plus the
+//     128 B line's wire time, with the remote PTE, which the router
+//     installs in the SM's L1 TLB.
 //   - Otherwise it is a far fault into the fault buffer, and the faulting
 //     SM's L1 TLB is frozen (new misses are refused) until every fault of
 //     that SM is resolved.
@@ -223,16 +230,17 @@ const (
 type umDriver struct {
 	rtl.Base
 
-	remote   gpu.Resolved
-	migrated gpu.Resolved
-	frozen   []*rtl.Wire[bool]
-	inval    []*rtl.Decoupled[tlb.Invalidate]
-	invalAck []*rtl.Decoupled[tlb.Invalidate]
-	update   ptw.PTEPort[uint64]
-	cmd      *rtl.Decoupled[pme.Command]
-	events   *rtl.Decoupled[pme.Event]
-	host     *rtl.Decoupled[uint16]
-	hostDone *rtl.Decoupled[uint16]
+	remote    gpu.Resolved
+	migrated  gpu.Resolved
+	responses []tlb.ResponsePort // tapped: the L1 TLBs' results, for the access counters
+	frozen    []*rtl.Wire[bool]
+	inval     []*rtl.Decoupled[tlb.Invalidate]
+	invalAck  []*rtl.Decoupled[tlb.Invalidate]
+	update    ptw.PTEPort[uint64]
+	cmd       *rtl.Decoupled[pme.Command]
+	events    *rtl.Decoupled[pme.Event]
+	host      *rtl.Decoupled[uint16]
+	hostDone  *rtl.Decoupled[uint16]
 
 	base         uint64 // first VPN of the layout
 	pages        int
@@ -292,6 +300,11 @@ type umDriver struct {
 	repValid  *rtl.Reg[bool]
 	repIndex  *rtl.Reg[uint32]
 	repRemote *rtl.Reg[bool]
+	// The fault buffer is searched for a reply only when an entry, a page
+	// state or a PTE write changed in the last cycle (rescan) or a
+	// zero-copy access falls due (nextDue).
+	rescan  *rtl.Reg[bool]
+	nextDue *rtl.Reg[uint64]
 
 	faults     *rtl.Reg[uint64]
 	migrations *rtl.Reg[uint64]
@@ -323,6 +336,7 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 		mappings:     make([]int, 0, system.PagesPerRegion),
 	}
 	for _, t := range s.TLBs {
+		d.responses = append(d.responses, t.Resp)
 		d.frozen = append(d.frozen, t.Frozen)
 		d.inval = append(d.inval, t.Inval)
 		d.invalAck = append(d.invalAck, t.InvalAck)
@@ -367,6 +381,8 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 	d.repValid = rtl.NewFlag(b, "rep_valid", false)
 	d.repIndex = rtl.NewReg[uint32](b, "rep_index", 32, 0)
 	d.repRemote = rtl.NewFlag(b, "rep_remote", false)
+	d.rescan = rtl.NewFlag(b, "rescan", false)
+	d.nextDue = rtl.NewReg[uint64](b, "next_due", 64, rtl.Never)
 	d.faults = rtl.NewReg[uint64](b, "faults", 64, 0)
 	d.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	d.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
@@ -394,6 +410,9 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 	for i := range d.inval {
 		d.inval[i].Producer(b)
 		d.invalAck[i].Consumer(b)
+	}
+	for _, r := range d.responses {
+		b.Listen(r.Valid, r.Ready, r.Bits)
 	}
 	return d
 }
@@ -497,20 +516,32 @@ func (d *umDriver) Eval() {
 	// for a page that is about to be on its way (see offerReply).
 	fetching := d.fsm.Q() == drvLatency && now >= d.until.Q()
 
+	// The access counters: one count per L1 TLB hit on a managed page.
+	// While a response is offered the tap stays awake, since the next one
+	// may carry the same bits and wake nothing.
+	for _, r := range d.responses {
+		if !r.Valid.Get() {
+			continue
+		}
+		busy = true
+		if res := r.Bits.Get(); r.Ready.Get() && res.Status == tlb.Hit {
+			if page := int(res.VPN - d.base); d.pageState(page) != pageFixed {
+				if err := d.menu.Count(page, false); err != nil {
+					panic(fmt.Sprintf("%s: %v", d.Path(), err))
+				}
+			}
+		}
+	}
+
 	if d.remote.Fire() {
 		w := d.remote.Bits.Get()
 		page := int(w.VPN - d.base)
 		i := d.freeEntry()
 		kind := uint8(entryFault)
-		if err := d.menu.Count(page, false); err != nil {
-			panic(fmt.Sprintf("%s: %v", d.Path(), err))
-		}
 		if d.pageState(page) == pageRemote {
-			dec, err := d.menu.ShouldMigrate(page, false)
-			if err != nil {
-				panic(fmt.Sprintf("%s: %v", d.Path(), err))
-			}
-			if dec == uvm.Remote {
+			c := d.menu.Counters().Get(page / uvm.PagesPerBlock)
+			c.Count = min(c.Count+1, accessctr.MaxCount)
+			if d.menu.Decide(c, false) == uvm.Remote {
 				kind = entryZeroCopy
 				d.reqDue.At(i).Set(now + d.remoteCycles)
 			}
@@ -528,7 +559,7 @@ func (d *umDriver) Eval() {
 
 	// Reply: a fault whose page is valid, or a zero-copy access whose line
 	// is back, goes to its SM.
-	wake := rtl.Never
+	wake := d.nextDue.Q()
 	if d.repValid.Q() {
 		busy = true
 		if d.migrated.Fire() {
@@ -542,7 +573,7 @@ func (d *umDriver) Eval() {
 			waiting--
 			d.offerReply(i, fetching)
 		}
-	} else {
+	} else if d.rescan.Q() || now >= wake {
 		var offered bool
 		offered, wake = d.offerReply(-1, fetching)
 		busy = busy || offered
@@ -690,6 +721,11 @@ func (d *umDriver) Eval() {
 	if waiting != d.waiting.Q() {
 		d.waiting.Set(waiting)
 	}
+	rescan := d.remote.Fire() || d.migrated.Fire() || d.update.Fire() || d.events.Fire() || next != d.fsm.Q()
+	if rescan != d.rescan.Q() {
+		d.rescan.Set(rescan)
+	}
+	busy = busy || rescan
 	if !busy {
 		if next == drvLatency {
 			wake = min(wake, d.until.Q())
@@ -825,6 +861,9 @@ func (d *umDriver) offerReply(skip int, fetching bool) (bool, uint64) {
 	}
 	if d.repValid.Q() {
 		d.repValid.Set(false)
+	}
+	if wake != d.nextDue.Q() {
+		d.nextDue.Set(wake)
 	}
 	return false, wake
 }

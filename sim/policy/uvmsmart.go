@@ -8,9 +8,9 @@ import "github.com/uvmmu/uvmmu/sim/config"
 //
 //   - access counters per 64 KB basic block, a 27-bit count and a 5-bit
 //     round-trip count, each halved in every block when one saturates
-//     (Section IV, "Access Counter Maintenance"); counted for every access
-//     the driver sees, local or remote (sim/uvm Counters, the functional
-//     mirror of blocks/accessctr);
+//     (Section IV, "Access Counter Maintenance"), counting every access at
+//     its L1 TLB hit, local or remote (the driver taps the TLBs' response
+//     ports; sim/uvm Counters, the functional mirror of blocks/accessctr);
 //   - remote zero-copy access for cold blocks under the dynamic threshold
 //     of Eq. 1 (uvmsmart.remote = "adaptive", t_s =
 //     uvmsmart.migrate_threshold = 8, p = uvmsmart.penalty = 2; Table I);
@@ -24,11 +24,12 @@ import "github.com/uvmmu/uvmmu/sim/config"
 //     oversubscription (Section II-B).
 //
 // The counters are the sim/uvm mirror rather than the blocks/accessctr
-// block because the driver block sees only the walks that find a remote
-// PTE (the router's Remote port): the L1 TLB lookups that the paper counts
-// at do not reach any policy port, so there is no access stream to drive
-// the block with that the mirror does not already see. See
-// docs/uvmsmart.md.
+// block: the block's Inc port takes one access per cycle with
+// back-pressure, while the L1 TLBs hit up to one page per SM per cycle and
+// a tap cannot be held back, so driving the block would need a queue that
+// the paper's hardware does not have. The mirror's words equal the
+// block's for the same accesses (sim/uvm TestCountersMirrorTheHardwareBlock).
+// See docs/uvmsmart.md.
 func newUVMSmart(cfg *config.Config) *UM {
 	return &UM{cfg: cfg, name: "uvmsmart", section: &cfg.UVMSmart}
 }

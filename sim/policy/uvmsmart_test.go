@@ -159,11 +159,11 @@ var fillSequence = []int{0, 1, 2, 4, 8, 16}
 
 // LRU 2 MB and LFU 2 MB choose different victims. Three 2 MB allocations
 // a, b, c at 150%: the GPU holds two regions (1,024 pages). Four warps on
-// four SMs fill a together with the tree's fill sequence, each touching the
-// same pages, so every one of a's six faulting pages is looked up, walked
-// and counted four times (24 accesses). Then warp 0 alone fills b (6
-// accesses) and touches c's block 0: the batch needs 16 pages and memory is
-// full, so one whole region goes.
+// four SMs fill a together with the tree's fill sequence, each reading the
+// same pages, so each of a's six pages is accessed four times: 24 counted
+// accesses (one per L1 TLB hit). Then warp 0 alone fills b (6 accesses) and
+// reads c's block 0: the batch needs 16 pages and memory is full, so one
+// whole region goes.
 //
 //   - lru2m: a is the least recently used region (its last arrival is
 //     before b's): a is evicted, b and c's block 0 stay.
@@ -197,13 +197,15 @@ func TestEvictionLRUvsLFUVictims(t *testing.T) {
 // access count reaches the threshold, then it migrates. um with remote =
 // always and t_s = 4 (the static threshold from the start, UVMSmart
 // Section VI "Always"): one warp reads pages 0..4 of block 0, each page a
-// new translation, so each read is one walk and one counted access:
+// new translation, so each read walks; the driver decides on the block's
+// count with the read included, and the read is counted at its TLB hit:
 //
 //	read 1..3  count 1..3 < 4: zero-copy, the remote PTE is installed
 //	read 4     count 4 = t_s: far fault, block 0 migrates (16 pages),
 //	           critical page 3 first; the warp goes on when it lands
-//	read 5     page 4 is still on its way: the walk finds the remote PTE,
-//	           is counted (5) and merged with the fetch, no new fault
+//	read 5     page 4 is still on its way: the walk finds the remote PTE
+//	           and is merged with the fetch, no new fault; counted (5) at
+//	           its hit once page 4 has landed
 func TestRemoteUntilStaticThreshold(t *testing.T) {
 	wl := newRegions(1)
 	wl.scripts = [][]workload.Op{{wl.load(0, 0, 0), wl.load(0, 0, 1), wl.load(0, 0, 2), wl.load(0, 0, 3), wl.load(0, 0, 4)}}
