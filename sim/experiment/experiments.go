@@ -103,11 +103,10 @@ func (l Lookup) cycles(s Spec) uint64 {
 // Experiment is one of the paper's studies: the runs it needs and how
 // their outcomes become a figure.
 type Experiment struct {
-	Name      string
-	Title     string
-	Latencies bool // the runs must report per-migration latencies
-	Specs     func(Params) []Spec
-	Build     func(Params, Lookup) Figure
+	Name  string
+	Title string
+	Specs func(Params) []Spec
+	Build func(Params, Lookup) Figure
 }
 
 // Experiments lists the figure experiments in the paper's order.
@@ -117,7 +116,7 @@ func Experiments() []Experiment {
 		{Name: "fig4", Title: "Speedup of UVMSmart and UVMMU over UM (UVMMU Fig. 4)", Specs: fig4Specs, Build: fig4Build},
 		{Name: "fig5", Title: "UVMMU execution time under each eviction policy (UVMMU Fig. 5)", Specs: fig5Specs, Build: fig5Build},
 		{Name: "fig6", Title: "Execution time versus oversubscription ratio (UVMMU Fig. 6)", Specs: fig6Specs, Build: fig6Build},
-		{Name: "migration-latency", Title: "UVMMU migration latency, free destination versus swap (UVMMU Section V-A)", Latencies: true, Specs: latencySpecs, Build: latencyBuild},
+		{Name: "migration-latency", Title: "UVMMU migration latency, free destination versus swap (UVMMU Section V-A)", Specs: latencySpecs, Build: latencyBuild},
 	}
 }
 
@@ -362,7 +361,11 @@ func latencySpecs(p Params) []Spec {
 	if !p.has(PolicyUVMMU) {
 		return nil
 	}
-	return Grid(p.Workloads, []string{PolicyUVMMU}, LatencyRatios, p.Scale, p.Seed, nil)
+	specs := Grid(p.Workloads, []string{PolicyUVMMU}, LatencyRatios, p.Scale, p.Seed, nil)
+	for i := range specs {
+		specs[i].Latencies = true
+	}
+	return specs
 }
 
 // Latency panel names and the pooled group.

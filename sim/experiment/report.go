@@ -24,13 +24,13 @@ func RunExperiment(name string, p Params, opts Options, dir string, w io.Writer)
 	var specs []Spec
 	var builds []Experiment
 	if name == ValidateName {
-		specs, builds, opts.Latencies = ValidationSpecs(p), Experiments(), true
+		specs, builds = ValidationSpecs(p), Experiments()
 	} else {
 		e, err := Find(name)
 		if err != nil {
 			return nil, err
 		}
-		specs, builds, opts.Latencies = e.Specs(p), []Experiment{e}, e.Latencies
+		specs, builds = e.Specs(p), []Experiment{e}
 	}
 	outcomes, err := Run(specs, opts)
 	if err != nil {

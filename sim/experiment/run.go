@@ -23,16 +23,13 @@ type Options struct {
 	Base config.Config
 	// Progress receives a progress bar, or nil for none.
 	Progress io.Writer
-	// Latencies asks policies that record per-migration latencies
-	// (MigrationLatencyRecorder) for their samples.
-	Latencies bool
 }
 
 // Outcome is one spec's run: its result, or the error that ended it.
 type Outcome struct {
 	Spec      Spec
 	Result    system.Result
-	Latencies *Latencies // nil unless requested and recorded
+	Latencies *Latencies // nil unless the spec asked and the policy records them
 	Err       error
 }
 
@@ -94,7 +91,7 @@ func Run(specs []Spec, opts Options) ([]Outcome, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res, lat, err := Simulate(&cfgs[i], opts.Latencies)
+				res, lat, err := Simulate(&cfgs[i], specs[i].Latencies)
 				out[i] = Outcome{Spec: specs[i], Result: res, Latencies: lat, Err: err}
 				if bar != nil {
 					_ = bar.Add(1)

@@ -73,6 +73,9 @@ func TestDedupeKeepsFirstInOrder(t *testing.T) {
 	a := Spec{Workload: "ra", Policy: "um", OversubPct: 100, Scale: 1, Seed: 1}
 	b := Spec{Workload: "ra", Policy: "um", OversubPct: 100, Scale: 1, Seed: 1, Sets: []string{FaultLatencyKey + "=0"}}
 	assert.Equal(t, []Spec{a, b}, Dedupe([]Spec{a, b, a, b}))
+	withSamples := b
+	withSamples.Latencies = true
+	assert.Equal(t, []Spec{a, withSamples}, Dedupe([]Spec{a, b, withSamples}))
 }
 
 func TestProgressOnlyOnATerminal(t *testing.T) {

@@ -20,9 +20,13 @@ type Spec struct {
 	Scale      float64  `json:"scale"`
 	Seed       uint64   `json:"seed"`
 	Sets       []string `json:"sets,omitempty"`
+	// Latencies keeps the policy's per-migration latency samples
+	// (MigrationLatencyRecorder); only the runs that plot them hold them.
+	Latencies bool `json:"latencies,omitempty"`
 }
 
-// Key identifies a spec: two specs with the same key are the same run.
+// Key identifies a spec: two specs with the same key are the same run
+// (whether it keeps latency samples does not change the run).
 func (s Spec) Key() string {
 	return strings.Join(append([]string{s.Workload, s.Policy, strconv.Itoa(s.OversubPct),
 		strconv.FormatFloat(s.Scale, 'g', -1, 64), strconv.FormatUint(s.Seed, 10)}, s.Sets...), "|")
@@ -61,15 +65,19 @@ func (s Spec) Config(base config.Config) (config.Config, error) {
 	return cfg, nil
 }
 
-// Dedupe drops repeated specs, keeping the first of each key in order.
+// Dedupe drops repeated specs, keeping the first of each key in order;
+// the kept spec keeps latency samples if any of its repeats asked for them.
 func Dedupe(specs []Spec) []Spec {
-	seen := make(map[string]bool, len(specs))
+	index := make(map[string]int, len(specs))
 	var out []Spec
 	for _, s := range specs {
-		if k := s.Key(); !seen[k] {
-			seen[k] = true
-			out = append(out, s)
+		k := s.Key()
+		if i, ok := index[k]; ok {
+			out[i].Latencies = out[i].Latencies || s.Latencies
+			continue
 		}
+		index[k] = len(out)
+		out = append(out, s)
 	}
 	return out
 }

@@ -48,6 +48,10 @@ func TestValidateFromHandMadeRuns(t *testing.T) {
 	}
 	specs := ValidationSpecs(p)
 	assert.Equal(t, specs, Dedupe(specs))
+	for _, s := range specs {
+		wantSamples := s.Policy == PolicyUVMMU && len(s.Sets) == 0 && (s.OversubPct == 100 || s.OversubPct == 150)
+		assert.Equal(t, wantSamples, s.Latencies, s)
+	}
 	figs := BuildFigures(p, NewLookup(outcomes(specs, cycles)))
 	checks := Validate(p, figs)
 	ids := map[string]bool{}
