@@ -22,10 +22,11 @@ import (
 type regions struct {
 	allocs  []workload.Alloc
 	scripts [][]workload.Op
+	drain   workload.Op // ends every script
 }
 
 func newRegions(n int) *regions {
-	r := &regions{}
+	r := &regions{drain: drain}
 	for i := 0; i < n; i++ {
 		r.allocs = append(r.allocs, workload.Alloc{Name: string(rune('a' + i)), Bytes: workload.RegionBytes, Kind: workload.Managed})
 	}
@@ -55,7 +56,7 @@ func (r *regions) Allocs() []workload.Alloc { return r.allocs }
 func (r *regions) Footprint() uint64        { return uint64(len(r.allocs)) * workload.RegionBytes }
 func (r *regions) Phases() []workload.Phase {
 	return []workload.Phase{{Kernel: &workload.Kernel{Name: "k", Blocks: len(r.scripts), ThreadsPerBlock: workload.WarpSize,
-		NewWarp: func(b, w int) workload.WarpStream { return &script{ops: append(r.scripts[b], drain)} }}}}
+		NewWarp: func(b, w int) workload.WarpStream { return &script{ops: append(r.scripts[b], r.drain)} }}}}
 }
 
 // drain ends every script: 200,000 cycles of compute, longer than the last
@@ -297,4 +298,39 @@ func TestMenuNamesMatchSimUVM(t *testing.T) {
 	assert.Equal(t, uvm.RemoteAdaptive, smart.Remote)
 	assert.Equal(t, uvm.EvictLFU2M, smart.Evictor)
 	assert.Equal(t, uvm.PrefetchTree, smart.Prefetcher)
+}
+
+// Idle skipping changes nothing but speed under uvmsmart, whose driver
+// sleeps until a zero-copy access falls due and wakes on every L1 TLB
+// response it counts. With remote = oversub at 150% the fills of a and b
+// migrate on first touch; c's block 0 then evicts a region and marks the
+// GPU oversubscribed, so reads of c's block 1 are served remotely until
+// the block's count reaches t_s = 8, migrate it, and shoot the zero-copy
+// mappings down. The outcome is the same with skipping on and off (with a
+// 1 us fault latency, so that the run without skipping stays short).
+func TestUVMSmartIdleSkippingIsExact(t *testing.T) {
+	wl := newRegions(3)
+	wl.drain = workload.Op{Kind: workload.OpCompute, Cycles: 20_000}
+	fillA := wl.touch(0, fillSequence...)
+	ops := append(append(fillA, wl.touch(1, fillSequence...)...), wl.touch(2, 0)...)
+	for p := 0; p < 10; p++ {
+		ops = append(ops, wl.load(2, 1, p))
+	}
+	wl.scripts = [][]workload.Op{ops, fillA, fillA, fillA}
+	type outcome struct {
+		Result         system.Result
+		RemoteAccesses uint64
+		Counts         []uint32
+	}
+	run := func(skip bool) outcome {
+		cfg := microConfig(t, "uvmsmart", 4, 150, "uvmsmart.remote=oversub", "uvmsmart.fault_latency_us=1")
+		cfg.Check.SkipIdle = skip
+		r, um := runMicro(t, cfg, wl)
+		r.WallSeconds, r.SimCyclesPerSecond, r.WarpInstrPerSecond, r.EvaluatedCycles = 0, 0, 0, 0
+		return outcome{r, um.RemoteAccesses(), regionCounts(um, 3)}
+	}
+	on := run(true)
+	assert.Equal(t, uint64(7), on.RemoteAccesses, "reads 1-7 of c's block 1")
+	assert.Equal(t, uint64(512), on.Result.Evictions)
+	assert.Empty(t, cmp.Diff(on, run(false)))
 }
