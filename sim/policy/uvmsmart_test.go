@@ -22,7 +22,7 @@ import (
 type regions struct {
 	allocs  []workload.Alloc
 	scripts [][]workload.Op
-	drain   workload.Op // ends every script
+	drain   workload.Op // ends every script, unless it is zero
 }
 
 func newRegions(n int) *regions {
@@ -56,7 +56,13 @@ func (r *regions) Allocs() []workload.Alloc { return r.allocs }
 func (r *regions) Footprint() uint64        { return uint64(len(r.allocs)) * workload.RegionBytes }
 func (r *regions) Phases() []workload.Phase {
 	return []workload.Phase{{Kernel: &workload.Kernel{Name: "k", Blocks: len(r.scripts), ThreadsPerBlock: workload.WarpSize,
-		NewWarp: func(b, w int) workload.WarpStream { return &script{ops: append(r.scripts[b], r.drain)} }}}}
+		NewWarp: func(b, w int) workload.WarpStream {
+			ops := r.scripts[b]
+			if r.drain.Cycles > 0 {
+				ops = append(ops, r.drain)
+			}
+			return &script{ops: ops}
+		}}}}
 }
 
 // drain ends every script: 200,000 cycles of compute, longer than the last
@@ -216,6 +222,33 @@ func TestRemoteUntilStaticThreshold(t *testing.T) {
 	assert.Equal(t, uint64(16), r.Migrations)
 	assert.Equal(t, []int{0}, residentBlocks(t, um, 0))
 	assert.Equal(t, uint32(5), um.Menu().Counters().Get(0).Count)
+}
+
+// The timing of one zero-copy read, hand-computed on the chain of
+// sim/system's TestFirstAccessUM (one SM, a 1,000-cycle compute, then a
+// one-lane load of a page in host memory), under um with remote = always:
+//
+//	1107   router takes the remote PTE (as in TestFirstAccessUM)
+//	1108   the driver takes the walk: the block's count with this read is
+//	       1 < t_s = 8, a zero-copy access due at 1108 + 200 (UVMSmart
+//	       Table I) + 12 (128 B at 10.80 B/cycle) = 1320; no far fault, so
+//	       the SM's TLB is not frozen
+//	1320   due: the reply is chosen, with the remote PTE
+//	1321   router takes it; from here the chain is TestFirstAccessUM's
+//	       from its router take (2989) to the end (3097): 108 cycles
+//	1429   the dispatcher reports done
+//
+// Nothing migrates and nothing faults; the read is counted at its hit.
+func TestZeroCopyReadTiming(t *testing.T) {
+	wl := newRegions(1)
+	wl.drain = workload.Op{}
+	wl.scripts = [][]workload.Op{{{Kind: workload.OpCompute, Cycles: 1000}, wl.load(0, 0, 0)}}
+	r, um := runMicro(t, microConfig(t, "um", 1, 100, "um.remote=always"), wl)
+	assert.Equal(t, uint64(1429), r.Cycles)
+	assert.Equal(t, uint64(1), um.RemoteAccesses())
+	assert.Equal(t, uint64(0), r.FarFaults)
+	assert.Equal(t, uint64(0), r.Migrations)
+	assert.Equal(t, uint32(1), um.Menu().Counters().Get(0).Count)
 }
 
 // The dynamic threshold of Eq. 1 before oversubscription,
