@@ -12,8 +12,10 @@
 // truncation: Verilator's -Wall WIDTH warnings cannot arise. Constants are
 // printed as sized literals (W'dN, W'hN, 1'b0). A mistake while building —
 // a width mismatch, a signal driven from two processes, a blocking assignment
-// in a clocked block, an undriven output — is recorded, not panicked on, and
-// returned by Module.Err and Write, naming the module and the signal.
+// in a clocked block, a combinational reg not assigned on every path (a
+// latch), an undriven output, a signal bit nothing reads — is recorded, not
+// panicked on, and returned by Module.Err and Write, naming the module and
+// the signal.
 //
 // Widths are concrete: the generator specializes the body of a module to the
 // parameter values it was given. A port's range may still be printed in

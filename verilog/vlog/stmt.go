@@ -1,6 +1,9 @@
 package vlog
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // Stmt is a statement inside an always block.
 type Stmt interface {
@@ -194,12 +197,72 @@ func (m *Module) AlwaysFF(clk *Signal, body ...Stmt) {
 }
 
 // AlwaysComb adds `always @(*) begin ... end`; its statements use BA and
-// must assign every reg they drive on every path.
+// must assign every reg they drive, whole, on every path: a reg left
+// unassigned on some path would be a latch, and is reported as an error.
 func (m *Module) AlwaysComb(body ...Stmt) {
 	m.processes++
 	p := &process{name: fmt.Sprintf("always_comb #%d", m.processes)}
 	bindAll(m, p, body)
+	some := map[*Signal]bool{}
+	all := assigned(body, some)
+	for _, s := range sortedSignals(some) {
+		if !all[s] {
+			m.errorf("%s is not assigned as a whole on every path of %s; it would be a latch (assign a default first)", s.name, p.name)
+		}
+	}
 	m.body = append(m.body, always{nil, body})
+}
+
+// assigned returns the signals that ss assign as a whole on every path, and
+// adds every signal they assign at all (whole or in part) to some.
+func assigned(ss []Stmt, some map[*Signal]bool) map[*Signal]bool {
+	all := map[*Signal]bool{}
+	for _, st := range ss {
+		var got map[*Signal]bool
+		switch x := st.(type) {
+		case assignStmt:
+			s, hi, _ := x.lhs.target()
+			if s == nil {
+				continue
+			}
+			some[s] = true
+			if _, word := x.lhs.(index); hi < 0 && !word {
+				got = map[*Signal]bool{s: true}
+			}
+		case ifStmt:
+			got = intersect(assigned(x.then, some), assigned(x.els_, some))
+		case caseStmt:
+			got = assigned(x.def, some)
+			for _, it := range x.items {
+				got = intersect(got, assigned(it.body, some))
+			}
+		}
+		for s := range got {
+			all[s] = true
+		}
+	}
+	return all
+}
+
+func intersect(a, b map[*Signal]bool) map[*Signal]bool {
+	out := map[*Signal]bool{}
+	for s := range a {
+		if b[s] {
+			out[s] = true
+		}
+	}
+	return out
+}
+
+// sortedSignals lists the keys of a set by name, so errors come out in a
+// fixed order.
+func sortedSignals(set map[*Signal]bool) []*Signal {
+	out := make([]*Signal, 0, len(set))
+	for s := range set {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
 }
 
 // Conn connects a port of an instance.

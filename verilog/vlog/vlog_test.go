@@ -171,6 +171,18 @@ func TestBuildErrors(t *testing.T) {
 			s, y := m.Input("s", Bits(2)), m.OutputReg("y", Bits(1))
 			m.AlwaysComb(Case(s, []CaseItem{When([]Expr{Lit(3, 1)}, BA(y, True))}, Stmts(BA(y, False))))
 		}, "case label 3'd1 is 3 bits; selector s is 2 bits"},
+		{"latch in combinational block", func(m *Module) {
+			s, y := m.Input("s", Bits(1)), m.OutputReg("y", Bits(2))
+			m.AlwaysComb(If(s, Stmts(BA(y, Lit(2, 1))), nil))
+		}, "y is not assigned as a whole on every path of always_comb #1; it would be a latch"},
+		{"partial assign in combinational block", func(m *Module) {
+			y := m.OutputReg("y", Bits(2))
+			m.AlwaysComb(BA(Bit(y, 0), True), BA(Bit(y, 1), False))
+		}, "y is not assigned as a whole on every path"},
+		{"case without default assignment", func(m *Module) {
+			s, y := m.Input("s", Bits(1)), m.OutputReg("y", Bits(1))
+			m.AlwaysComb(Case(s, []CaseItem{When([]Expr{Lit(1, 0)}, BA(y, True))}, nil))
+		}, "y is not assigned as a whole on every path"},
 		{"memory as value", func(m *Module) {
 			mem, y := m.Memory("mem", 2, 4), m.Output("y", Bits(2))
 			m.Assign(y, mem)
@@ -195,6 +207,20 @@ func TestBuildErrors(t *testing.T) {
 			require.Contains(t, err.Error(), "module bad")
 		})
 	}
+}
+
+// TestCombDefaultThenOverride is the accepted pattern: a default
+// assignment first, then overrides on some paths.
+func TestCombDefaultThenOverride(t *testing.T) {
+	m := NewModule("comb", "test")
+	s, sel := m.Input("s", Bits(1)), m.Input("sel", Bits(2))
+	y, z := m.OutputReg("y", Bits(2)), m.OutputReg("z", Bits(1))
+	m.AlwaysComb(
+		BA(y, Lit(2, 0)),
+		If(s, Stmts(BA(y, Lit(2, 1))), nil),
+		Case(sel, []CaseItem{When([]Expr{Lit(2, 0)}, BA(z, True))}, Stmts(BA(z, RedOr(sel)))),
+	)
+	require.NoError(t, m.Write(&bytes.Buffer{}))
 }
 
 func TestInstance(t *testing.T) {
