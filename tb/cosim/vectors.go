@@ -279,14 +279,3 @@ func Record(dut DUT, stim Stimulus, cycles uint64, dir, name string) (Vectors, e
 // Mask is the mask of the low width bits (1..64), for drawing a random
 // value of a port's width: rng.Uint64() & Mask(width).
 func Mask(width int) uint64 { return ^uint64(0) >> uint(64-width) }
-
-// Remove deletes the vector files.
-func (v Vectors) Remove() error {
-	n := int((v.Cycles + uint64(v.ChunkRows) - 1) / uint64(v.ChunkRows))
-	for k := 0; k < n; k++ {
-		if err := os.Remove(v.ChunkFile(k)); err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -102,15 +102,6 @@ func (m *Module) Name() string { return m.name }
 // its numbers come from).
 func (m *Module) Doc(lines ...string) { m.doc = append(m.doc, lines...) }
 
-// Params lists the module's parameters in declaration order.
-func (m *Module) Params() []*Param { return m.params }
-
-// Ports lists the module's ports in declaration order.
-func (m *Module) Ports() []*Signal { return m.ports }
-
-// IsInput reports whether s is an input port.
-func (s *Signal) IsInput() bool { return s.kind == kindInput }
-
 func (m *Module) errorf(format string, args ...any) {
 	m.errs = append(m.errs, fmt.Errorf("module %s: "+format, append([]any{m.name}, args...)...))
 }

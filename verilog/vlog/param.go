@@ -19,12 +19,6 @@ type Param struct {
 	specialized bool
 }
 
-// Name is the parameter's Verilog name.
-func (p *Param) Name() string { return p.name }
-
-// Value is the parameter's value in this module.
-func (p *Param) Value() uint64 { return p.value }
-
 func (p *Param) valueText() string {
 	if p.typed {
 		return literal(p.rng.Width(), p.value, false)
