@@ -511,6 +511,14 @@ func (a *AFM) Eval() {
 	a.load(mem, push, cmd, lfsrEn)
 }
 
+// PendingMap is the map the AFM has accepted into its one-entry buffer and
+// not yet written to the IPgT: a backdoor for system checkers, which see
+// the entry change only when the FSM serves the map (an op takes effect
+// when it is served, not at its handshake; docs/da.md).
+func (a *AFM) PendingMap() (pfgn, vpgn uint64, ok bool) {
+	return a.mapPFgN.Q(), a.mapVPgN.Q(), a.mapFull.Q()
+}
+
 // pick is the round-robin arbiter of StateIdle: the first requester after the
 // one served last. It returns NumReq when nobody requests.
 func (a *AFM) pick(mapFull, swFull, refill bool) uint8 {

@@ -215,7 +215,7 @@ func (p *UVMMU) Check() error {
 				return fmt.Errorf("page-groups %#x and %#x both in frame-group %#x (remote %v)", other, g, fg, first.IsRemote())
 			}
 			place[fg] = g
-			if !first.IsRemote() {
+			if !first.IsRemote() && !p.mapPending(fg, g) {
 				e := ipgt.Unpack(p.IPgT.Peek(int(fg)))
 				if !e.M || e.VPgN != g || e.P || e.F {
 					return fmt.Errorf("page-group %#x is in frame-group %#x but its IPgT entry is %+v", g, fg, e)
@@ -240,6 +240,14 @@ func (p *UVMMU) Check() error {
 		return fmt.Errorf("eviction metadata %s lost %d map writes", p.cfg.UVMMU.Eviction, p.Eviction.LostMaps())
 	}
 	return p.checkFrAB()
+}
+
+// mapPending reports that the DA has accepted the map of page-group g
+// into frame-group fg and not yet written it: the migration unit retires
+// a slot at the map handshake, before the AFM serves the map.
+func (p *UVMMU) mapPending(fg, g uint64) bool {
+	pf, pv, ok := p.DA.AFM.PendingMap()
+	return ok && pf == fg && pv == g
 }
 
 func (p *UVMMU) checkFrAB() error {
