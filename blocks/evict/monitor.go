@@ -83,11 +83,6 @@ func (m *monitor) nextEvent(touches bool) (uint8, uint64) {
 	return evNone, 0
 }
 
-// pending reports an event waiting.
-func (m *monitor) pending() bool {
-	return m.taken.Q() || m.mapCount.Q() > 0 || m.touchN.Q() > 0
-}
-
 // step retires the event the FSM served this cycle (evNone for none) and
 // records this cycle's handshakes on the snooped channels and the victim
 // port.
