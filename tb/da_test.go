@@ -277,9 +277,6 @@ type daParamSet struct {
 	// victims: the run must reach victim mode. At the default NFG it
 	// cannot: the first FrAB pass alone visits 5,632 regions.
 	victims bool
-	// both: run under both simulators even for a non-default set, so that
-	// Verilator also sees victim mode.
-	both bool
 }
 
 // emitDA generates uvmmu_da and the modules it instantiates at values,
@@ -315,28 +312,24 @@ func TestCosimDA(t *testing.T) {
 		return m
 	}
 	for _, ps := range []daParamSet{
-		{paramSet{"default", nil, defaultCycles}, mem(100, 484e9/1481e6), 0.05, false, false},
+		{paramSet{"default", nil, defaultCycles}, mem(100, 484e9/1481e6), 0.05, false},
 		{paramSet{"nfg1000_dcq8_word32", gen.Values{"NFG": 1000, "DCQ_DEPTH": 8, "DCQ_THRESHOLD": 3, "FRAB_WORD": 32, "FG_BITS": 16,
-			"ADDR_W": 24, "IPGT_BASE": 0x1000, "LFSR_WIDTH": 12, "LFSR_SEED": 0x5a5}, sweepCycles}, mem(17, 3), 0.3, true, true},
+			"ADDR_W": 24, "IPGT_BASE": 0x1000, "LFSR_WIDTH": 12, "LFSR_SEED": 0x5a5}, sweepCycles}, mem(17, 3), 0.3, true},
 		{paramSet{"nfg3000_dcq16_word64", gen.Values{"NFG": 3000, "DCQ_DEPTH": 16, "DCQ_THRESHOLD": 16, "FRAB_WORD": 64, "FG_BITS": 20,
-			"ADDR_W": 32, "IPGT_BASE": 0x80000, "LFSR_WIDTH": 24, "LFSR_SEED": 0xabcde}, sweepCycles}, mem(60, 8), 0.02, true, false},
+			"ADDR_W": 32, "IPGT_BASE": 0x80000, "LFSR_WIDTH": 24, "LFSR_SEED": 0xabcde}, sweepCycles}, mem(60, 8), 0.02, true},
 		// NFG = 2^FG_BITS and a power of two (no op is out of range, no draw
 		// is rejected); the 64 regions fit one narrowed FrAB word.
 		{paramSet{"nfg2048_fg11_oneword", gen.Values{"NFG": 2048, "DCQ_DEPTH": 4, "DCQ_THRESHOLD": 2, "FRAB_WORD": 512, "FG_BITS": 11,
-			"ADDR_W": 14, "IPGT_BASE": 0, "LFSR_WIDTH": 11, "LFSR_SEED": 0x581}, sweepCycles}, mem(5, 40), 0.1, true, false},
+			"ADDR_W": 14, "IPGT_BASE": 0, "LFSR_WIDTH": 11, "LFSR_SEED": 0x581}, sweepCycles}, mem(5, 40), 0.1, true},
 	} {
 		t.Run(ps.name, func(t *testing.T) {
 			srcs := emitDA(t, ps.values)
 			cfg := daConfigOf(t, ps.values)
 			dut, err := NewDA(cfg, ps.mem, daTable(7, cfg.NFG, ps.pFree))
 			require.NoError(t, err)
-			sims := ps.simulators()
-			if ps.both {
-				sims = cosim.Simulators
-			}
 			cosim.Run(t, cosim.Case{
 				Top: "uvmmu_da", Sources: srcs, DUT: dut,
-				Stim: DAStimulus(dut, 11), Cycles: cosim.Cycles(t, ps.cycles), Simulators: sims,
+				Stim: DAStimulus(dut, 11), Cycles: cosim.Cycles(t, ps.cycles), Simulators: ps.simulators(),
 			})
 			require.NoError(t, dut.mem.Err())
 			t.Logf("%d destinations (%d victims), %d maps, %d software ops", dut.handed, dut.victims, dut.maps, dut.ops)

@@ -212,7 +212,7 @@ func TestCosimPACache(t *testing.T) {
 			require.NoError(t, err)
 			cosim.Run(t, cosim.Case{
 				Top: "grit_pa_cache", Sources: []cosim.Source{src}, DUT: dut,
-				Stim: PACacheStimulus(dut, 5), Cycles: cosim.Cycles(t, tc.cycles),
+				Stim: PACacheStimulus(dut, 5), Cycles: cosim.Cycles(t, tc.cycles), Simulators: tc.simulators(),
 			})
 			require.Positive(t, dut.table.WriteBacks, "the stimulus must evict dirty lines")
 			require.Positive(t, dut.table.Deletes, "the stimulus must reach the threshold")
