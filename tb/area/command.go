@@ -1,0 +1,134 @@
+package area
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	flag "github.com/spf13/pflag"
+
+	"github.com/uvmmu/uvmmu/verilog/gen"
+)
+
+// Command is the area report as a command line: it synthesizes every
+// emitted module at its default parameters (or only --top), estimates the
+// registered SRAM macros, measures the registered latencies, prints the
+// tables to stdout and, with --json, writes the report as JSON. name is the
+// program name in messages ("area" for tb/cmd/area, "uvmsim area" for the
+// simulator's subcommand); flag errors and --help go to stderr.
+func Command(name string, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s [--liberty FILE] [--json FILE] [--top MODULE]\n%s", name, fs.FlagUsages())
+	}
+	liberty := fs.String("liberty", "", "Liberty file to map to as well (cell area and ABC delay)")
+	jsonOut := fs.String("json", "", "write the report as JSON to this file")
+	top := fs.String("top", "", "report only this module (see go run ./verilog/cmd/vgen -list)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q; flags are --liberty FILE, --json FILE, --top MODULE", name, fs.Arg(0))
+	}
+	if *liberty != "" {
+		if _, err := os.Stat(*liberty); err != nil {
+			return fmt.Errorf("--liberty %s: %w", *liberty, err)
+		}
+	}
+	emitters := gen.Emitters()
+	if *top != "" {
+		e, err := gen.Lookup(*top)
+		if err != nil {
+			return fmt.Errorf("--top: %w", err)
+		}
+		emitters = []gen.Emitter{e}
+	}
+	if err := Available(); err != nil {
+		return err
+	}
+	rep, err := build(emitters, *top, *liberty)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteTable(stdout); err != nil {
+		return err
+	}
+	if *jsonOut == "" {
+		return nil
+	}
+	f, err := os.Create(*jsonOut)
+	if err != nil {
+		return fmt.Errorf("--json: %w", err)
+	}
+	return errors.Join(rep.WriteJSON(f), f.Close())
+}
+
+// build synthesizes the emitters' modules at their defaults with every
+// SRAM macro module as a black box, and collects the SRAM estimates (all
+// of them unless top names one module) and the latency rows (those of top
+// only, when given).
+func build(emitters []gen.Emitter, top, liberty string) (Report, error) {
+	files, err := gen.DefaultFiles()
+	if err != nil {
+		return Report{}, err
+	}
+	sources := make([]Source, len(files))
+	for i, f := range files {
+		sources[i] = Source{Name: f.Name, Text: f.Text}
+	}
+	macros, err := SRAMs()
+	if err != nil {
+		return Report{}, err
+	}
+	var blackBoxes []string
+	for _, s := range macros {
+		if s.Module == "" {
+			continue
+		}
+		if _, err := gen.Lookup(s.Module); err != nil {
+			return Report{}, fmt.Errorf("SRAM %s: %w", s.Name, err)
+		}
+		blackBoxes = append(blackBoxes, s.Module)
+	}
+	var mods []Result
+	for _, e := range emitters {
+		if slices.Contains(blackBoxes, e.Name) {
+			continue
+		}
+		m, err := e.Module(nil)
+		if err != nil {
+			return Report{}, err
+		}
+		r, err := Generic(e.Name, m.ParamSummary(), sources, blackBoxes)
+		if err != nil {
+			return Report{}, err
+		}
+		if liberty != "" {
+			if err := WithLiberty(&r, sources, blackBoxes, liberty); err != nil {
+				return Report{}, err
+			}
+		}
+		mods = append(mods, r)
+	}
+	var srams []SRAMResult
+	if top == "" {
+		for _, s := range macros {
+			est, err := s.Estimate()
+			if err != nil {
+				return Report{}, err
+			}
+			srams = append(srams, est)
+		}
+	}
+	lat, err := Latencies()
+	if err != nil {
+		return Report{}, err
+	}
+	if top != "" {
+		lat = slices.DeleteFunc(lat, func(l Latency) bool { return l.Block != top })
+	}
+	return NewReport(mods, srams, lat), nil
+}
