@@ -39,8 +39,8 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.oversub, "oversub", "100", "comma-separated oversubscription ratios in percent")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), fmt.Sprintf("simulations run at once, 1..%d", experiment.MaxJobs))
 	fs.StringVar(&f.out, "out", "sweep", "output directory for results.csv and results.json")
-	fs.Float64Var(&f.scale, "scale", 1, "workload size multiplier")
-	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fs.Float64Var(&f.scale, "scale", 0, "workload size multiplier; run.scale (default 1)")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed; run.seed (default 1)")
 	fs.StringVar(&f.configFile, "config", "", "TOML configuration file read over the defaults")
 	fs.StringArrayVar(&f.sets, "set", nil, "override one configuration key for every run: --set key=value (repeatable; uvmsim list shows the keys)")
 	if err := fs.Parse(args); err != nil {
@@ -52,7 +52,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usage("sweep takes no arguments, got %q", fs.Args())
 	}
-	base, err := sweepBase(&f)
+	base, err := sweepBase(fs, &f)
 	if err != nil {
 		return err
 	}
@@ -85,9 +85,9 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	return experiment.Failures(outcomes)
 }
 
-// sweepBase layers the defaults, --config, --set, --scale and --seed, and
-// validates them.
-func sweepBase(f *sweepFlags) (config.Config, error) {
+// sweepBase layers the defaults, --config, --set, and --scale and --seed
+// when given (they win, as in uvmsim run), and validates them.
+func sweepBase(fs *pflag.FlagSet, f *sweepFlags) (config.Config, error) {
 	cfg := config.Default()
 	if f.configFile != "" {
 		if err := cfg.LoadFile(f.configFile); err != nil {
@@ -99,7 +99,12 @@ func sweepBase(f *sweepFlags) (config.Config, error) {
 			return cfg, usage("--set: %v", err)
 		}
 	}
-	cfg.Run.Scale, cfg.Run.Seed = f.scale, f.seed
+	if fs.Changed("scale") {
+		cfg.Run.Scale = f.scale
+	}
+	if fs.Changed("seed") {
+		cfg.Run.Seed = f.seed
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usage("--scale, --seed, --config or --set: %v", err)
 	}
