@@ -31,7 +31,7 @@ func Command(name string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q; flags are --liberty FILE, --json FILE, --top MODULE", name, fs.Arg(0))
+		return fmt.Errorf("unexpected argument %q; flags are --liberty FILE, --json FILE, --top MODULE", fs.Arg(0))
 	}
 	if *liberty != "" {
 		if _, err := os.Stat(*liberty); err != nil {

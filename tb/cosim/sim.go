@@ -47,6 +47,14 @@ var Verilator = Simulator{Name: "verilator", Package: "verilator", tools: []stri
 	argv:        func(dir string) []string { return []string{filepath.Join(dir, "obj", "sim")} },
 	versionFlag: "--version", needsTraceBuild: true}
 
+// VerilatorSpeed builds a Verilator model for speed measurement rather
+// than checking: verilator --cc --exe -O3 --x-assign fast --x-initial fast
+// with a C++ main from Harness among the sources, and the C++ compiled
+// with -O3. Its executable is run with Executable.RunSpeed.
+var VerilatorSpeed = Simulator{Name: "verilator-speed", Package: "verilator", tools: []string{"verilator"}, build: buildVerilatorSpeed,
+	argv:        func(dir string) []string { return []string{filepath.Join(dir, "obj", "speed")} },
+	versionFlag: "--version"}
+
 // Simulators lists both, in the order tests run them.
 var Simulators = []Simulator{Icarus, Verilator}
 
@@ -107,6 +115,27 @@ func buildVerilator(dir, top string, params, files []string, trace bool) error {
 	if trace {
 		args = append(args, "--trace")
 	}
+	for _, p := range params {
+		args = append(args, "-G"+p)
+	}
+	args = append(args, files...)
+	cmd := exec.Command("verilator", args...)
+	cmd.Dir = dir
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("verilator %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	return nil
+}
+
+// buildVerilatorSpeed builds the optimised model and its harness; the
+// compile is limited to two jobs like the checking builds. Verilator's
+// own -O3 and the C++ compiler's -O3 for the model's hot code (OPT_FAST)
+// are the settings of the speed comparison; the rarely run setup code
+// (OPT_SLOW) is compiled at -O1 to save build time.
+func buildVerilatorSpeed(dir, top string, params, files []string, _ bool) error {
+	args := []string{"--cc", "--exe", "--build", "-j", "2", "-O3", "--x-assign", "fast", "--x-initial", "fast",
+		"--top-module", top, "-Mdir", filepath.Join(dir, "obj"), "-o", "speed",
+		"-MAKEFLAGS", "OPT_FAST=-O3 OPT_SLOW=-O1 OPT_GLOBAL=-O2"}
 	for _, p := range params {
 		args = append(args, "-G"+p)
 	}
