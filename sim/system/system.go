@@ -199,6 +199,7 @@ type Result struct {
 	Scale      float64 `json:"scale"`
 	Seed       uint64  `json:"seed"`
 
+	ClockMHz           int     `json:"clock_mhz"`
 	Cycles             uint64  `json:"cycles"`
 	WallSeconds        float64 `json:"wall_seconds"`
 	SimCyclesPerSecond float64 `json:"sim_cycles_per_second"`
@@ -318,7 +319,7 @@ func (s *System) result(p Policy, wall float64) Result {
 	cfg := s.Cfg
 	r := Result{
 		Workload: s.Workload.Name(), Policy: p.Name(), OversubPct: cfg.Run.OversubPct, Scale: cfg.Run.Scale, Seed: cfg.Run.Seed,
-		Cycles: s.Sim.Cycle(), WallSeconds: wall, EvaluatedCycles: s.Sim.Executed(),
+		ClockMHz: cfg.GPU.ClockMHz, Cycles: s.Sim.Cycle(), WallSeconds: wall, EvaluatedCycles: s.Sim.Executed(),
 		Walks: s.GMMU.Stats().Walks, RemoteWalks: s.Router.RemoteSeen(), DRAMBytes: s.Memory.Bytes(),
 		FootprintBytes:  s.Workload.Footprint(),
 		GPUMemoryBytes:  uint64(s.Layout.NFG) << GroupShift,

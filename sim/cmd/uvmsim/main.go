@@ -212,11 +212,11 @@ func contains(list []string, s string) bool {
 }
 
 func printSummary(w io.Writer, r *system.Result) {
-	us := func(c uint64) float64 { return float64(c) / 1481 }
+	us := func(c uint64) float64 { return float64(c) / float64(r.ClockMHz) }
 	fmt.Fprintf(w, "workload %s, policy %s, oversubscription %d%%, scale %g, seed %d\n", r.Workload, r.Policy, r.OversubPct, r.Scale, r.Seed)
 	fmt.Fprintf(w, "  footprint          %10.1f MB managed; GPU memory %.1f MB (%.1f MB for managed data)\n",
 		mb(r.FootprintBytes), mb(r.GPUMemoryBytes), mb(r.ManagedCapacity))
-	fmt.Fprintf(w, "  simulated cycles   %14d  (%.1f us at 1481 MHz)\n", r.Cycles, us(r.Cycles))
+	fmt.Fprintf(w, "  simulated cycles   %14d  (%.1f us at %d MHz)\n", r.Cycles, us(r.Cycles), r.ClockMHz)
 	fmt.Fprintf(w, "  wall time          %14.2f s  (%.3g simulated cycles/s, %.3g warp instructions/s)\n",
 		r.WallSeconds, r.SimCyclesPerSecond, r.WarpInstrPerSecond)
 	fmt.Fprintf(w, "  warp instructions  %14d  (%d memory)\n", r.WarpInstructions, r.MemInstructions)
