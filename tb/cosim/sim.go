@@ -105,16 +105,38 @@ func buildIcarus(dir, top string, params, files []string, _ bool) error {
 	return nil
 }
 
-// buildVerilator runs verilator --binary with at most two compile jobs. The
-// C++ is compiled without optimisation: the builds dominate the test time,
-// and the simulations they run are short. Only a traced build can dump VCD,
-// and tracing slows the build, so it is built on demand.
+// buildVerilator builds the testbench with Verilator's --binary options
+// (--main --exe --timing) and at most two compile jobs. The C++ is compiled
+// without optimisation: the builds dominate the test time, and the
+// simulations they run are short. Only a traced build can dump VCD, and
+// tracing slows the build, so it is built on demand.
 func buildVerilator(dir, top string, params, files []string, trace bool) error {
-	args := []string{"--binary", "-j", "2", "--top-module", top, "-Mdir", filepath.Join(dir, "obj"), "-o", "sim",
-		"-MAKEFLAGS", "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0"}
+	args := []string{"--cc", "--main", "--exe", "--timing", "--top-module", top, "-o", "sim"}
 	if trace {
 		args = append(args, "--trace")
 	}
+	return verilate(dir, top, args, params, files, []string{"OPT_FAST=-O0", "OPT_SLOW=-O0", "OPT_GLOBAL=-O0"})
+}
+
+// buildVerilatorSpeed builds the optimised model and its harness. Verilator's
+// own -O3 and the C++ compiler's -O3 for the model's hot code (OPT_FAST) are
+// the settings of the speed comparison; the rarely run setup code (OPT_SLOW)
+// is compiled at -O1 to save build time.
+func buildVerilatorSpeed(dir, top string, params, files []string, _ bool) error {
+	args := []string{"--cc", "--exe", "-O3", "--x-assign", "fast", "--x-initial", "fast", "--top-module", top, "-o", "speed"}
+	return verilate(dir, top, args, params, files, []string{"OPT_FAST=-O3", "OPT_SLOW=-O1", "OPT_GLOBAL=-O2"})
+}
+
+// verilate runs verilator with args into dir/obj, then make with at most two
+// jobs and makeVars. Verilator's runtime library (verilated.o and the other
+// objects its makefile lists as VM_GLOBAL_*) is the same for every design
+// built with the same Verilator, make variables and VM_* settings, and
+// compiling it takes about half of a small build, so it is compiled once,
+// kept in CacheDir, and copied into later builds; make then finds those
+// objects newer than their sources and the makefile and keeps them.
+func verilate(dir, top string, args, params, files, makeVars []string) error {
+	obj := filepath.Join(dir, "obj")
+	args = append(args, "-Mdir", obj)
 	for _, p := range params {
 		args = append(args, "-G"+p)
 	}
@@ -123,27 +145,66 @@ func buildVerilator(dir, top string, params, files []string, trace bool) error {
 	cmd.Dir = dir
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("verilator %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	prefix := "V" + top
+	classes, err := os.ReadFile(filepath.Join(obj, prefix+"_classes.mk"))
+	if err != nil {
+		return err
+	}
+	settings, runtime := runtimeObjects(string(classes))
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s", toolVersion("verilator", "--version"), strings.Join(makeVars, " "), settings)
+	shared := filepath.Join(CacheDir(), "verilator-runtime-"+hex.EncodeToString(h.Sum(nil))[:16])
+	reused := copyFiles(shared, obj, runtime) == nil
+	mk := append([]string{"-C", obj, "-f", prefix + ".mk", "-j", "2"}, makeVars...)
+	if msg, err := exec.Command("make", mk...).CombinedOutput(); err != nil {
+		return fmt.Errorf("make %s: %v\n%s", strings.Join(mk, " "), err, msg)
+	}
+	if !reused {
+		tmp, err := os.MkdirTemp(CacheDir(), filepath.Base(shared)+".build-")
+		if err != nil {
+			return err
+		}
+		if err := copyFiles(obj, tmp, runtime); err != nil || os.Rename(tmp, shared) != nil {
+			os.RemoveAll(tmp)
+		}
 	}
 	return nil
 }
 
-// buildVerilatorSpeed builds the optimised model and its harness; the
-// compile is limited to two jobs like the checking builds. Verilator's
-// own -O3 and the C++ compiler's -O3 for the model's hot code (OPT_FAST)
-// are the settings of the speed comparison; the rarely run setup code
-// (OPT_SLOW) is compiled at -O1 to save build time.
-func buildVerilatorSpeed(dir, top string, params, files []string, _ bool) error {
-	args := []string{"--cc", "--exe", "--build", "-j", "2", "-O3", "--x-assign", "fast", "--x-initial", "fast",
-		"--top-module", top, "-Mdir", filepath.Join(dir, "obj"), "-o", "speed",
-		"-MAKEFLAGS", "OPT_FAST=-O3 OPT_SLOW=-O1 OPT_GLOBAL=-O2"}
-	for _, p := range params {
-		args = append(args, "-G"+p)
+// runtimeObjects reads a Verilator _classes.mk: the VM_* settings that
+// shape how the runtime is compiled (one "NAME = VALUE" line each) and the
+// runtime's object files (the VM_GLOBAL_FAST and VM_GLOBAL_SLOW lists).
+func runtimeObjects(classes string) (settings string, objects []string) {
+	var set []string
+	inGlobal := false
+	for _, line := range strings.Split(classes, "\n") {
+		switch {
+		case strings.HasPrefix(line, "VM_GLOBAL_"):
+			inGlobal = true
+		case inGlobal && strings.HasPrefix(line, "\t"):
+			objects = append(objects, strings.TrimSpace(strings.TrimSuffix(line, "\\"))+".o")
+		case strings.HasPrefix(line, "VM_") && strings.Contains(line, " = "):
+			set = append(set, line)
+			inGlobal = false
+		default:
+			inGlobal = false
+		}
 	}
-	args = append(args, files...)
-	cmd := exec.Command("verilator", args...)
-	cmd.Dir = dir
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("verilator %s: %v\n%s", strings.Join(args, " "), err, msg)
+	return strings.Join(set, "\n"), objects
+}
+
+// copyFiles copies the named files from one directory to another; the
+// copies get the current time as their modification time.
+func copyFiles(from, to string, names []string) error {
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(from, n))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(to, n), b, 0o644); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -164,13 +225,16 @@ var (
 
 // version is the simulator's version banner, part of the build cache key
 // so an upgraded simulator never reuses an old build.
-func (s Simulator) version() string {
-	if v, ok := versions.Load(s.Name); ok {
+func (s Simulator) version() string { return toolVersion(s.tools[0], s.versionFlag) }
+
+// toolVersion is the first line tool prints with flag, remembered per tool.
+func toolVersion(tool, flag string) string {
+	if v, ok := versions.Load(tool); ok {
 		return v.(string)
 	}
-	out, _ := exec.Command(s.tools[0], s.versionFlag).Output()
+	out, _ := exec.Command(tool, flag).Output()
 	line, _, _ := strings.Cut(string(out), "\n")
-	versions.Store(s.Name, line)
+	versions.Store(tool, line)
 	return line
 }
 
