@@ -658,7 +658,9 @@ func (d *umDriver) Eval() {
 			if d.hostPages[ph] > 0 {
 				next = drvHostCmd
 			}
-		default:
+		case d.rescan.Q():
+			// The set of faults to handle changes only with the events
+			// that set rescan, so the buffer is searched only then.
 			if i := d.oldestFault(); i >= 0 {
 				d.faultVPN.Set(d.reqWalk.At(i).Q().VPN)
 				d.until.Set(now + d.latency)
