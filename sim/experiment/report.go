@@ -8,12 +8,6 @@ import (
 	"path/filepath"
 )
 
-// Files an experiment writes besides the results: DIR/<figure id>.csv,
-// .json and .svg per figure, and for validate the table.
-const (
-	ValidationCSV = "validation.csv"
-)
-
 // RunExperiment runs the named experiment (a figure, or validate for all
 // of them and the validation table), writes the results, each figure's
 // CSV, JSON and SVG, and for validate validation.md and validation.csv

@@ -14,8 +14,11 @@ import (
 // ValidateName is the experiment that regenerates the validation table.
 const ValidateName = "validate"
 
-// ValidationFile is the Markdown table validate writes.
-const ValidationFile = "validation.md"
+// Files validate writes: the table as Markdown and the same rows as CSV.
+const (
+	ValidationFile = "validation.md"
+	ValidationCSV  = "validation.csv"
+)
 
 // ExplainThreshold is the relative difference from the paper above which a
 // row needs an explanation (SPEC 10).
