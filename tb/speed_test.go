@@ -19,9 +19,9 @@ import (
 	"github.com/uvmmu/uvmmu/tb/cosim"
 )
 
-// speedEnv enables TestSpeed and sets its cycle count per top (make speed
-// sets it to 1,000,000). The comparison is a measurement, not a check of
-// the default run: each top needs an optimised Verilator build.
+// speedEnv enables TestSpeed and sets its cycle count per top (1,000,000
+// in docs/verilog.md). The comparison is a measurement, not part of the
+// default run: each top needs an optimised Verilator build.
 const speedEnv = "UVMMU_SPEED_CYCLES"
 
 // speedCase is one top of the speed comparison: its default RTL, and a
