@@ -1,0 +1,55 @@
+package area
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCommandRejectsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--top", "nope"}, `--top: no emitter for module "nope"; known modules: `},
+		{[]string{"extra"}, `unexpected argument "extra"; flags are --liberty FILE, --json FILE, --top MODULE`},
+		{[]string{"--liberty", "/nonexistent/x.lib"}, "--liberty /nonexistent/x.lib"},
+		{[]string{"--frobnicate"}, "unknown flag: --frobnicate"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := Command("area", tc.args, &stdout, &stderr)
+		require.Error(t, err, tc.args)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.Empty(t, stdout.String())
+	}
+}
+
+func TestDCQLatencies(t *testing.T) {
+	rows, err := dcqLatencies()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, r := range rows {
+		assert.Equal(t, dcqModule, r.Block)
+		got[r.Operation] = r.Cycles
+	}
+	want := map[string]float64{"push to pop (fall-through)": 1, "throughput": 1}
+	assert.Empty(t, cmp.Diff(want, got), "a first-word fall-through queue shows a pushed entry the next cycle and moves one entry per cycle")
+}
+
+func TestPACacheLatencies(t *testing.T) {
+	rows, err := paCacheLatencies()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, r := range rows {
+		assert.Equal(t, paCacheModule, r.Block)
+		got[r.Operation] = r.Cycles
+	}
+	miss := float64(localMemLatency + 2)
+	assert.Equal(t, 1.0, got["hit"])
+	assert.Equal(t, miss, got["miss, no PA-Table record"], "PA-Table latency plus two (blocks/pacache TestLatency)")
+	assert.Equal(t, miss, got["miss evicting a dirty line (write-back)"])
+	assert.Equal(t, 1.0, got["hit reaching the threshold (delete)"])
+}
