@@ -829,9 +829,14 @@ func (d *umDriver) unmapStep(setState func(page, st int), next *uint8) {
 func (d *umDriver) offerReply(skip int, fetching bool) (bool, uint64) {
 	now := d.Now()
 	wake := rtl.Never
-	for i := range d.bufSize {
+	left := d.waiting.Q() // occupied entries: the search stops after the last
+	for i := 0; i < d.bufSize && left > 0; i++ {
 		kind := d.reqKind.At(i).Q()
-		if i == skip || kind == entryFree {
+		if kind == entryFree {
+			continue
+		}
+		left--
+		if i == skip {
 			continue
 		}
 		page := int(d.reqWalk.At(i).Q().VPN - d.base)
@@ -883,8 +888,14 @@ func (d *umDriver) freeEntry() int {
 // not on its way: the next one the driver handles.
 func (d *umDriver) oldestFault() int {
 	best := -1
-	for i := range d.bufSize {
-		if d.reqKind.At(i).Q() != entryFault {
+	left := d.waiting.Q() // occupied entries: the search stops after the last
+	for i := 0; i < d.bufSize && left > 0; i++ {
+		kind := d.reqKind.At(i).Q()
+		if kind == entryFree {
+			continue
+		}
+		left--
+		if kind != entryFault {
 			continue
 		}
 		if d.pageState(int(d.reqWalk.At(i).Q().VPN-d.base)) != pageRemote {
