@@ -98,7 +98,7 @@ func (r Report) WriteTable(w io.Writer) error {
 		tw = tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "block\toperation\tcycles\tnote")
 		for _, l := range r.Latencies {
-			fmt.Fprintf(tw, "%s\t%s\t%g\t%s\n", l.Block, l.Operation, l.Cycles, l.Note)
+			fmt.Fprintf(tw, "%s\t%s\t%.4g\t%s\n", l.Block, l.Operation, l.Cycles, l.Note)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
