@@ -67,9 +67,9 @@ func Command(name string, args []string, stdout, stderr io.Writer) error {
 }
 
 // build synthesizes the emitters' modules at their defaults with every
-// SRAM macro module as a black box, and collects the SRAM estimates (all
-// of them unless top names one module) and the latency rows (those of top
-// only, when given).
+// SRAM macro module as a black box, and collects the SRAM estimates and
+// the latency rows; when top names a module, only its rows (an SRAM macro
+// module has its SRAM row and no synthesis row).
 func build(emitters []gen.Emitter, top, liberty string) (Report, error) {
 	files, err := gen.DefaultFiles()
 	if err != nil {
@@ -114,14 +114,15 @@ func build(emitters []gen.Emitter, top, liberty string) (Report, error) {
 		mods = append(mods, r)
 	}
 	var srams []SRAMResult
-	if top == "" {
-		for _, s := range macros {
-			est, err := s.Estimate()
-			if err != nil {
-				return Report{}, err
-			}
-			srams = append(srams, est)
+	for _, s := range macros {
+		if top != "" && s.Module != top {
+			continue
 		}
+		est, err := s.Estimate()
+		if err != nil {
+			return Report{}, err
+		}
+		srams = append(srams, est)
 	}
 	lat, err := Latencies()
 	if err != nil {

@@ -48,8 +48,55 @@ func (r Report) WriteJSON(w io.Writer) error {
 
 // WriteTable writes the report as aligned text tables.
 func (r Report) WriteTable(w io.Writer) error {
+	if err := r.writeModules(w); err != nil {
+		return err
+	}
+	if len(r.SRAMs) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "SRAM macro\twords\tword bits\ttotal bits\tarea um^2 (analytic)\t")
+		for _, s := range r.SRAMs {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t\n", s.Name, s.Words, s.Bits, s.TotalBits, s.AreaUM2)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "analytic SRAM area = bits x %.3f um^2 / %.2f (%s).\n", BitcellArea, ArrayEfficiency, SRAMNode)
+		for _, s := range r.SRAMs {
+			fmt.Fprintf(w, "  %s: %s\n", s.Name, s.Source)
+			if s.Module != "" {
+				fmt.Fprintf(w, "    modelled by module %s, a black box in the synthesis above\n", s.Module)
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	if len(r.Latencies) == 0 {
+		fmt.Fprintln(w, "latency: no latency rows in this report.")
+	} else {
+		tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "block\toperation\tcycles\tnote")
+		for _, l := range r.Latencies {
+			fmt.Fprintf(tw, "%s\t%s\t%.4g\t%s\n", l.Block, l.Operation, l.Cycles, l.Note)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	for _, ref := range r.Reference {
+		fmt.Fprintln(w, "reference: "+ref)
+	}
+	return nil
+}
+
+// writeModules writes the synthesis table and its notes, or nothing when
+// the report has no synthesized module.
+func (r Report) writeModules(w io.Writer) error {
+	if len(r.Modules) == 0 {
+		return nil
+	}
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
-	liberty := len(r.Modules) > 0 && r.Modules[0].Liberty != ""
+	liberty := r.Modules[0].Liberty != ""
 	head := "module\tcells\ttransistors\tNAND2-eq\tflip-flops\tlogic depth\tarea um^2\t"
 	if liberty {
 		head += "lib cells\tlib area um^2\tABC delay ps\t"
@@ -72,41 +119,6 @@ func (r Report) WriteTable(w io.Writer) error {
 	}
 	for _, m := range r.Modules {
 		fmt.Fprintf(w, "  %s: %s\n", m.Module, m.Params)
-	}
-	if len(r.SRAMs) > 0 {
-		fmt.Fprintln(w)
-		tw = tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "SRAM macro\twords\tword bits\ttotal bits\tarea um^2 (analytic)\t")
-		for _, s := range r.SRAMs {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t\n", s.Name, s.Words, s.Bits, s.TotalBits, s.AreaUM2)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "analytic SRAM area = bits x %.3f um^2 / %.2f (%s).\n", BitcellArea, ArrayEfficiency, SRAMNode)
-		for _, s := range r.SRAMs {
-			fmt.Fprintf(w, "  %s: %s\n", s.Name, s.Source)
-			if s.Module != "" {
-				fmt.Fprintf(w, "    modelled by module %s, a black box in the synthesis above\n", s.Module)
-			}
-		}
-	}
-	fmt.Fprintln(w)
-	if len(r.Latencies) == 0 {
-		fmt.Fprintln(w, "latency: no block has registered latency measurements yet.")
-	} else {
-		tw = tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "block\toperation\tcycles\tnote")
-		for _, l := range r.Latencies {
-			fmt.Fprintf(tw, "%s\t%s\t%.4g\t%s\n", l.Block, l.Operation, l.Cycles, l.Note)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintln(w)
-	for _, ref := range r.Reference {
-		fmt.Fprintln(w, "reference: "+ref)
 	}
 	return nil
 }
