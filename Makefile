@@ -7,7 +7,7 @@ PKGS      := ./...
 SIM_PKGS  := iverilog verilator yosys
 SIM_TOOLS := iverilog vvp verilator yosys
 
-.PHONY: test lint tools bench verilog verilog-check cosim-long area
+.PHONY: test lint tools bench verilog verilog-check cosim-long area speed
 
 ## test: formatting and vet checks, then every Go test (block testbenches,
 ## kernel tests, and the Verilog lint and co-simulation suites).
@@ -53,6 +53,12 @@ verilog-check:
 ## cosim-long: co-simulate every top for 10^7 cycles in both simulators.
 cosim-long: tools
 	UVMMU_REQUIRE_SIM=1 UVMMU_COSIM_CYCLES=10000000 $(GO) test -count=1 -timeout 0 -run Cosim ./tb/...
+
+## speed: Go model against a Verilator -O3 build of the emitted RTL on the
+## same stimulus (uvmmu_dcq, uvmmu_da, grit_pa_cache), output checksums
+## compared, cycles per second of each.
+speed: tools
+	UVMMU_REQUIRE_SIM=1 UVMMU_SPEED_CYCLES=1000000 $(GO) test -count=1 -v -timeout 0 -run '^TestSpeed$$' ./tb/
 
 ## area: Yosys area and logic-depth report per block, plus per-operation
 ## latencies from the Go models. AREA_FLAGS="--liberty FILE --json out.json".
