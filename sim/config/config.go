@@ -205,7 +205,9 @@ func Default() Config {
 			Eviction:    "random", // UVMMU Section IV-D: the LFSR victim picker
 		},
 		Check: Check{
-			WatchdogCycles: 100_000_000,
+			// 150 far faults' worth of 45 us: a run that neither retires an
+			// instruction nor moves a page that long is stuck.
+			WatchdogCycles: 10_000_000,
 			SkipIdle:       true,
 		},
 	}

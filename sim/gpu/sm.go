@@ -51,7 +51,7 @@ const maxPagesPerOp = workload.WarpSize
 //	launch ──► warp slots ──► issue (GTO/LRR) ──┬─ compute: busy k cycles
 //	                                            └─ memory: coalesce into lines,
 //	                                               one lookup per 4 KB page
-//	tlb_req ◄── translation queue ◄── replay ◄── GMMU (after a walk or migration)
+//	tlb_req ◄── translation queue ◄── replay (at the front) ◄── GMMU
 //	tlb_resp ──► hit:  page translated; the last page of a load sends data_req
 //	          ├► miss: walk_req ──► GMMU
 //	          └► refused (TLB frozen): parked until the freeze lifts
@@ -299,8 +299,16 @@ func (m *SM) Eval() {
 		}
 	}
 	if m.Replay.Fire() {
+		// A resolved miss goes to the front of the queue: it is looked up
+		// the next cycle, right after its fill, so it hits however many
+		// other pages the TLB takes in meanwhile.
 		w := m.Replay.Bits.Get()
-		push(tlb.Lookup{VPN: w.VPN, Requester: w.Requester & (MaxWarps - 1)}.Pack())
+		if head == 0 {
+			head = uint32(m.cfg.TranslateQueue)
+		}
+		head--
+		m.tq.At(int(head)).Set(tlb.Lookup{VPN: w.VPN, Requester: w.Requester & (MaxWarps - 1)}.Pack())
+		fill++
 		inflight--
 	}
 	if m.parkFill.Q() > 0 && !m.Frozen.Get() {
@@ -497,4 +505,12 @@ type Stats struct {
 // Stats reads the activity counters (between cycles).
 func (m *SM) Stats() Stats {
 	return Stats{Issued: m.issued.Q(), MemIssued: m.memIssued.Q(), Lookups: m.lookups.Q(), Misses: m.misses.Q()}
+}
+
+// Describe summarizes what the SM's warps wait on, for the watchdog's
+// report (read between cycles).
+func (m *SM) Describe() string {
+	return fmt.Sprintf("%d warps resident: %d eligible, %d computing, %d loading; %d lookups queued, %d in flight, %d parked (TLB frozen %v), walk request pending %v",
+		m.cfg.Warps-bits.OnesCount64(m.free.Q()), bits.OnesCount64(m.eligible.Q()), bits.OnesCount64(m.computing.Q()), bits.OnesCount64(m.loading.Q()),
+		m.tqFill.Q(), m.inflight.Q(), m.parkFill.Q(), m.Frozen.Get(), m.missValid.Q())
 }

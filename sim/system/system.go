@@ -305,7 +305,7 @@ func (s *System) stuck(p Policy) []string {
 	var names []string
 	for _, m := range s.SMs {
 		if r := m.Resident.Get(); r > 0 {
-			names = append(names, fmt.Sprintf("%s (%d warps resident)", m.Path(), r))
+			names = append(names, fmt.Sprintf("%s (%s)", m.Path(), m.Describe()))
 		}
 	}
 	names = append(names, p.Busy()...)

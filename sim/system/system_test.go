@@ -236,7 +236,7 @@ func TestWatchdogNamesStuckUnits(t *testing.T) {
 	_, err = s.Run(p, system.Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "check.watchdog_cycles")
-	assert.Contains(t, err.Error(), "sm0 (1 warps resident)")
+	assert.Contains(t, err.Error(), "sm0 (1 warps resident")
 	assert.Contains(t, err.Error(), "um.driver")
 }
 
