@@ -119,3 +119,16 @@ func FuzzLoadTOML(f *testing.F) {
 		}
 	})
 }
+
+func FuzzSet(f *testing.F) {
+	f.Add("gpu.sms=4")
+	f.Add("run.seed=-1")
+	f.Add("pcie.rtt_us=1e309")
+	f.Add("=")
+	f.Fuzz(func(t *testing.T, assignment string) {
+		c := Default()
+		if c.Set(assignment) == nil {
+			_ = c.Validate()
+		}
+	})
+}
