@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/uvmmu/uvmmu/blocks/evict"
 	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/policy"
 	"github.com/uvmmu/uvmmu/sim/workload"
@@ -45,7 +46,10 @@ const EvictionKey = "uvmmu.eviction"
 
 // EvictionVariants are EvictionKey's values in the figure's order (UVMMU
 // Section V-C1), the paper's default first: the others are normalised to it.
-var EvictionVariants = []string{"linear-random", "sequential-local", "nru", "tree"}
+// They are the eviction blocks' own names: random is the paper's
+// linear-random (the DA's LFSR), seqlocal its sequential-local, tree its
+// tree-based.
+var EvictionVariants = evict.Names
 
 // Params are what an experiment runs: its workloads and sizes, and the
 // policies and eviction variants the build offers (experiments leave out,

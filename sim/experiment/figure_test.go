@@ -135,7 +135,7 @@ func TestFig5NeedsTheEvictionKey(t *testing.T) {
 
 func TestFig5NormalisedToLinearRandom(t *testing.T) {
 	p := testParams()
-	p.Evictions = []string{"linear-random", "nru"}
+	p.Evictions = []string{"random", "nru"}
 	cycles := func(s Spec) uint64 {
 		if s.Sets[0] == EvictionKey+"=nru" {
 			return 110
@@ -144,7 +144,7 @@ func TestFig5NormalisedToLinearRandom(t *testing.T) {
 	}
 	fig := fig5Build(p, NewLookup(outcomes(fig5Specs(p), cycles)))
 	require.Len(t, fig.Panels, len(EvictionRatios))
-	want := map[string][]float64{"linear-random": {1, 1, 1}, "nru": {1.1, 1.1, 1.1}}
+	want := map[string][]float64{"random": {1, 1, 1}, "nru": {1.1, 1.1, 1.1}}
 	if d := cmp.Diff(want, series(fig.Panels[0]), approx); d != "" {
 		t.Errorf("fig5 (-want +got):\n%s", d)
 	}
