@@ -48,6 +48,10 @@
 // One PTE (package pte) per 4 KB page of the managed range BaseVPN ..
 // BaseVPN+Pages-1, in a two-port table SRAM: port 0 reads leaf PTEs for
 // results, port 1 takes updates. A read and an update of the same PTE in
-// one cycle read the old value. A walk outside the range answers PTE 0
+// one cycle read the old value from the table, but the result stage
+// forwards every update of its result's VPN from the cycle of the read
+// on, so a result never carries a PTE the update port replaced before the
+// cycle the result is taken; an update in that cycle is for the consumer
+// to see on the update port. A walk outside the range answers PTE 0
 // (invalid); an update outside it is dropped and reported by Err.
 package ptw

@@ -69,6 +69,11 @@ type GMMU struct {
 	outValid *rtl.Reg[bool]
 	out      *rtl.Reg[Walk]
 	outMiss  *rtl.Reg[bool] // VPN outside the managed range: answered with PTE 0
+	// A page-table write to the result's VPN from the cycle its PTE is read
+	// on is forwarded here, so the result never carries a PTE that has
+	// since been replaced (the unmapped PTE of an evicted page, say).
+	outFwd    *rtl.Reg[bool]
+	outFwdPTE *rtl.Reg[pte.PTE]
 
 	walks, merged, pwcHits, updates *rtl.Reg[uint64]
 	errSeen                         *rtl.Reg[bool]
@@ -115,6 +120,8 @@ func New(s *rtl.Sim, path string, cfg Config) (*GMMU, error) {
 	g.outValid = rtl.NewFlag(b, "out_valid", false)
 	g.out = rtl.NewRegOf(b, "out", WalkBits, Walk{})
 	g.outMiss = rtl.NewFlag(b, "out_miss", false)
+	g.outFwd = rtl.NewFlag(b, "out_fwd", false)
+	g.outFwdPTE = rtl.NewReg[pte.PTE](b, "out_fwd_pte", 64, 0)
 	g.walks = rtl.NewReg[uint64](b, "walks", 64, 0)
 	g.merged = rtl.NewReg[uint64](b, "merged", 64, 0)
 	g.pwcHits = rtl.NewReg[uint64](b, "pwc_hits", 64, 0)
@@ -139,6 +146,9 @@ func (g *GMMU) Drive() {
 	if g.outValid.Q() {
 		g.Resp.Bits.Set(g.out.Q())
 		e := g.table.RData(tableRead)
+		if g.outFwd.Q() {
+			e = g.outFwdPTE.Q()
+		}
 		if g.outMiss.Q() {
 			e = 0
 		}
@@ -159,7 +169,8 @@ func (g *GMMU) index(vpn uint64) int {
 // its PTE; marks the requests merged into a completing walk as answered;
 // dispatches the oldest waiting request to a free walker; accepts a new
 // request, merging it into a walk of the same VPN already under way or
-// queued; applies a page-table update.
+// queued; applies a page-table update, forwarding it to the result stage
+// when it writes the result's PTE.
 func (g *GMMU) Eval() {
 	now := g.Now()
 	active := false
@@ -197,6 +208,7 @@ func (g *GMMU) Eval() {
 			g.out.Set(w)
 			g.outMiss.Set(i < 0)
 			g.outValid.Set(true)
+			g.forward(w.VPN, false)
 		} else if fire {
 			g.outValid.Set(false)
 		}
@@ -250,6 +262,9 @@ func (g *GMMU) Eval() {
 		if i := g.index(v); i >= 0 {
 			g.table.Write(tableWrite, i, g.Update.PTE.Get())
 			g.updates.Set(g.updates.Q() + 1)
+			if g.outValid.Q() && !fire {
+				g.forward(g.out.Q().VPN, true)
+			}
 		} else if !g.errSeen.Q() {
 			g.errSeen.Set(true)
 			g.errVPN.Set(v)
@@ -258,6 +273,19 @@ func (g *GMMU) Eval() {
 
 	if !active {
 		g.sleep(now)
+	}
+}
+
+// forward sets the result stage's forwarded PTE for a result of vpn: the
+// PTE the update port writes this cycle when it writes vpn (the table's
+// read of the same cycle returns the old one), or none for a new result
+// read with no such write; a held result keeps what it has.
+func (g *GMMU) forward(vpn uint64, held bool) {
+	if g.Update.Fire() && g.Update.Bits.Get() == vpn && g.index(vpn) >= 0 {
+		g.outFwd.Set(true)
+		g.outFwdPTE.Set(g.Update.PTE.Get())
+	} else if !held && g.outFwd.Q() {
+		g.outFwd.Set(false)
 	}
 }
 

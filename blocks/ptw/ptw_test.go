@@ -294,8 +294,8 @@ func TestConfigValidate(t *testing.T) {
 	require.NoError(t, GRITConfig().Validate())
 }
 
-// pteAt is the reference page table's value of vpn for a read in cycle c:
-// the initial mapping overwritten by every update accepted before c.
+// pteAt is the reference page table's value of vpn before cycle c: the
+// initial mapping overwritten by every update accepted before c.
 func pteAt(ups []update, took []uint64, vpn, c uint64) pte.PTE {
 	e := pte.Remote(0x1000 + vpn)
 	for i, at := range took {
@@ -336,8 +336,9 @@ func TestRandomWalksAgainstReference(t *testing.T) {
 				require.Equal(t, reqs[r.Walk.Requester].Walk, r.Walk)
 				acc := b.req.accepted[r.Walk.Requester]
 				require.GreaterOrEqual(t, r.ValidFrom, acc+2, "result too early")
-				// The PTE was read the cycle before the result was offered.
-				require.Equal(t, pteAt(ups, b.upd.took, r.Walk.VPN, r.ValidFrom-1), r.PTE,
+				// The PTE was read the cycle before the result was offered,
+				// and every update until the cycle it was taken is forwarded.
+				require.Equal(t, pteAt(ups, b.upd.took, r.Walk.VPN, r.Cycle), r.PTE,
 					"requester %d vpn %d offered in %d", r.Walk.Requester, r.Walk.VPN, r.ValidFrom)
 			}
 			st := b.gmmu.Stats()

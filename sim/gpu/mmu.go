@@ -125,6 +125,12 @@ func NewResolvedPort(s *rtl.Sim, path string) Resolved {
 // goes to the remote queue, whose head the policy takes on Remote. The two
 // queues are separate so that a policy that stops taking remote walks
 // never blocks the translations it has resolved.
+//
+// With Watch, the router snoops the GMMU's page-table update port: a local
+// PTE in the fill queue (or arriving) whose VPN is written is stale, since
+// the write may be the unmapping of an evicted page whose shootdown has
+// already passed the TLBs. A stale entry is not filled; its lookup is
+// replayed alone, misses, and walks the page table again.
 type Router struct {
 	rtl.Base
 
@@ -134,7 +140,11 @@ type Router struct {
 	Fill     []tlb.FillPort
 	Replay   []*rtl.Decoupled[ptw.Walk]
 
+	updates ptw.PTEPort[uint64] // snooped page-table writes (Watch)
+
 	local, remote routerQueue
+	stale         *rtl.Reg[uint32] // bit i: fill queue slot i holds a replaced PTE
+	migStale      *rtl.Reg[bool]   // the offered policy completion's PTE was replaced
 	remoteSeen    *rtl.Reg[uint64] // remote PTEs seen, for reports
 }
 
@@ -201,6 +211,8 @@ func NewRouter(s *rtl.Sim, path string, walks Resolved, fills []tlb.FillPort, re
 	b := &r.Base
 	r.local = newRouterQueue(b, "local")
 	r.remote = newRouterQueue(b, "remote")
+	r.stale = rtl.NewReg[uint32](b, "local_stale", routerDepth, 0)
+	r.migStale = rtl.NewFlag(b, "migrated_stale", false)
 	r.remoteSeen = rtl.NewReg[uint64](b, "remote_seen", 64, 0)
 	r.Walks.Consumer(b)
 	r.Migrated.Consumer(b)
@@ -210,6 +222,21 @@ func NewRouter(s *rtl.Sim, path string, walks Resolved, fills []tlb.FillPort, re
 		r.Replay[i].Producer(b)
 	}
 	return r
+}
+
+// Watch makes the router snoop the page-table update port p (the GMMU's
+// Update, driven by the policy) to drop fills of replaced PTEs.
+func (r *Router) Watch(p ptw.PTEPort[uint64]) {
+	r.updates = p
+	r.Base.Listen(p.Valid, p.Ready, p.Bits)
+}
+
+// replaced returns the VPN the update port writes this cycle, if any.
+func (r *Router) replaced() (uint64, bool) {
+	if r.updates.Decoupled == nil || !r.updates.Fire() {
+		return 0, false
+	}
+	return r.updates.Bits.Get(), true
 }
 
 // Drive offers the fill queue's head to its SM and the remote queue's
@@ -222,9 +249,10 @@ func (r *Router) Drive() {
 	r.Migrated.Ready.Set(localRoom)
 	w, e, ok := r.local.front()
 	sm := int(w.Requester >> WarpBits)
+	stale := r.stale.Q()>>r.local.head.Q()&1 != 0
 	for i := range r.Fill {
 		fill := ok && i == sm
-		r.Fill[i].Valid.Set(fill)
+		r.Fill[i].Valid.Set(fill && !stale)
 		r.Replay[i].Valid.Set(fill)
 		if fill {
 			r.Fill[i].Bits.Set(w.VPN)
@@ -243,8 +271,10 @@ func (r *Router) Eval() {
 	filled := false
 	if w, _, ok := r.local.front(); ok {
 		sm := int(w.Requester >> WarpBits)
-		filled = sm < len(r.Fill) && r.Fill[sm].Fire() && r.Replay[sm].Fire()
+		stale := r.stale.Q()>>r.local.head.Q()&1 != 0
+		filled = sm < len(r.Fill) && (r.Fill[sm].Fire() || stale) && r.Replay[sm].Fire()
 	}
+	r.markStale(filled)
 	var toLocal, toRemote [2]Resolved
 	nl, nr := 0, 0
 	if r.Walks.Fire() {
@@ -266,6 +296,53 @@ func (r *Router) Eval() {
 	if !busy {
 		r.Sleep()
 	}
+}
+
+// markStale records, before the queue steps, which fill queue entries
+// hold a PTE the update port writes this cycle: those already queued,
+// the arrivals, and a policy completion that was offered while an update
+// replaced its PTE.
+func (r *Router) markStale(popped bool) {
+	vpn, upd := r.replaced()
+	stale := r.stale.Q()
+	head, count := r.local.head.Q(), r.local.count.Q()
+	if popped {
+		stale &^= 1 << head
+		head = (head + 1) % routerDepth
+		count--
+	}
+	if upd {
+		for k := uint32(0); k < count; k++ {
+			if i := (head + k) % routerDepth; r.local.walk.At(int(i)).Q().VPN == vpn {
+				stale |= 1 << i
+			}
+		}
+	}
+	tail := (head + count) % routerDepth
+	if r.Walks.Fire() && !r.Walks.PTE.Get().IsRemote() {
+		stale = setBit(stale, tail, upd && r.Walks.Bits.Get().VPN == vpn)
+		tail = (tail + 1) % routerDepth
+	}
+	hit := upd && r.Migrated.Valid.Get() && r.Migrated.Bits.Get().VPN == vpn
+	if r.Migrated.Fire() {
+		stale = setBit(stale, tail, hit || r.migStale.Q())
+		hit = false
+	} else {
+		hit = hit || (r.Migrated.Valid.Get() && r.migStale.Q())
+	}
+	if hit != r.migStale.Q() {
+		r.migStale.Set(hit)
+	}
+	if stale != r.stale.Q() {
+		r.stale.Set(stale)
+	}
+}
+
+func setBit(m, i uint32, v bool) uint32 {
+	if v {
+		return m | 1<<i
+	}
+	return m &^ (1 << i)
 }
 
 // RemoteSeen counts walks that found a remote PTE.

@@ -12,6 +12,7 @@ import (
 	"github.com/uvmmu/uvmmu/blocks/ptw"
 	"github.com/uvmmu/uvmmu/blocks/tlb"
 	"github.com/uvmmu/uvmmu/rtl"
+	"github.com/uvmmu/uvmmu/sim/workload"
 )
 
 func walkPort(s *rtl.Sim, name string) *rtl.Decoupled[ptw.Walk] {
@@ -188,4 +189,110 @@ func TestRouterRandom(t *testing.T) {
 	assert.Empty(t, cmp.Diff(sentRemote, gotRemote))
 	assert.ElementsMatch(t, sentLocal, gotLocal)
 	assert.Equal(t, uint64(len(sentRemote)), r.RemoteSeen())
+}
+
+// unmapDuringWalk runs the race of a page unmapped while its walk result
+// is on the way to the L1 TLB: one SM loads page p, whose local PTE the
+// GMMU reads; the testbench, standing in for the policy, writes p's PTE
+// remote through the update port in cycle writeAt and shoots p down in
+// every L1 TLB in cycle shootAt (-1: never). It answers every remote walk
+// with the remote PTE, as a zero-copy reply. It returns the first cycle a
+// walk result is on the GMMU's port, the PTE the L1 TLB ends with, whether
+// the TLB held the old PTE after the shootdown, and the walks made.
+func unmapDuringWalk(t *testing.T, shootAt, writeAt int, skip bool) (int, pte.PTE, bool, uint64) {
+	t.Helper()
+	const base = 1 << 20
+	p := uint64(base + 5)
+	old, fresh := pte.Local(0x40), pte.Remote(0x77)
+	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
+	phases := oneWarpKernel(access(workload.OpLoad, p<<PageShift))
+	l1, err := tlb.New(s, "sm0.l1tlb", tlb.DefaultL1Config())
+	require.NoError(t, err)
+	m, err := NewSM(s, "sm0", 0, SMConfig{Warps: 64, LineBytes: 128, TranslateQueue: 64}, Kernels(phases), PortsOf(l1))
+	require.NoError(t, err)
+	g, err := ptw.New(s, "gmmu", ptw.Config{Walkers: 4, QueueDepth: 8, Levels: 1, LevelLatency: 100, BaseVPN: base, Pages: 64})
+	require.NoError(t, err)
+	_, err = NewWalkArbiter(s, "walk_arbiter", WalkReqs([]*SM{m}), g.Req)
+	require.NoError(t, err)
+	r := NewRouter(s, "router", g.Resp, []tlb.FillPort{l1.Fill}, []*rtl.Decoupled[ptw.Walk]{m.Replay})
+	r.Watch(g.Update)
+	d := NewDispatcher(s, "dispatcher", phases, []*SM{m})
+	_, err = NewMemory(s, "dram", MemoryConfig{SMs: 1, Warps: 64, LineBytes: 128, Latency: 100, ByteTime: 200}, []*SM{m})
+	require.NoError(t, err)
+	require.NoError(t, g.Load(p, old))
+	s.Reset()
+
+	result := -1
+	var reply *ptw.Walk
+	var replyPTE pte.PTE
+	shotDown, heldStale := false, false
+	for !d.Done.Get() {
+		now := int(s.Cycle())
+		require.Less(t, now, 2000, "the load did not complete")
+		if result < 0 && g.Resp.Valid.Get() {
+			result = now
+		}
+		g.Update.Valid.Set(now == writeAt)
+		g.Update.Bits.Set(p)
+		g.Update.PTE.Set(fresh)
+		l1.Inval.Valid.Set(now == shootAt)
+		l1.Inval.Bits.Set(tlb.Invalidate{VPN: p})
+		l1.InvalAck.Ready.Set(true)
+		if now == shootAt {
+			require.True(t, l1.Inval.Ready.Get())
+			shotDown = true
+		}
+		r.Remote.Ready.Set(true)
+		r.Migrated.Valid.Set(reply != nil)
+		if reply != nil {
+			r.Migrated.Bits.Set(*reply)
+			r.Migrated.PTE.Set(replyPTE)
+			if r.Migrated.Ready.Get() {
+				reply = nil
+			}
+		}
+		if r.Remote.Valid.Get() {
+			w := r.Remote.Bits.Get()
+			reply, replyPTE = &w, r.Remote.PTE.Get()
+		}
+		require.NoError(t, s.Step())
+		if e, ok := l1.Probe(p); ok && shotDown && e == old {
+			heldStale = true
+		}
+	}
+	e, _ := l1.Probe(p)
+	return result, e, heldStale, g.Stats().Walks
+}
+
+// A walk reads page p's local PTE in cycle r-1 and its result is on the
+// GMMU's port in r, taken by the router in r and filled in r+1. The page
+// is unmapped (its PTE written remote, its shootdown in the same cycle or
+// later, the order both policies keep) in the read cycle, in the cycle the
+// router takes the result, or with the write as the router takes it and
+// the shootdown after the fill. The old local PTE must never sit
+// in the L1 TLB after the shootdown, and the load completes on the remote
+// PTE: the GMMU forwards a write in the read cycle into its result, and
+// the router drops the fill of a result whose PTE is written after it left
+// the GMMU, replaying the lookup so that it walks again.
+func TestUnmapDuringWalk(t *testing.T) {
+	r, e, _, walks := unmapDuringWalk(t, -1, -1, false)
+	require.Equal(t, 107, r, "reference: result on the GMMU's port")
+	require.Equal(t, pte.Local(0x40), e)
+	require.Equal(t, uint64(1), walks)
+	for _, c := range []struct {
+		name         string
+		shoot, write int
+		walks        uint64
+	}{
+		{"write and shootdown in the read cycle", r - 1, r - 1, 1},
+		{"write and shootdown as the router takes the result", r, r, 2},
+		{"write as the router takes the result, shootdown after the fill", r + 2, r, 2},
+	} {
+		for _, skip := range []bool{false, true} {
+			_, e, stale, walks := unmapDuringWalk(t, c.shoot, c.write, skip)
+			assert.False(t, stale, "%s (skip idle %v): the L1 TLB held the unmapped page's old PTE", c.name, skip)
+			assert.Equal(t, pte.Remote(0x77), e, "%s (skip idle %v): translation at the end", c.name, skip)
+			assert.Equal(t, c.walks, walks, "%s (skip idle %v): walks", c.name, skip)
+		}
+	}
 }

@@ -107,6 +107,8 @@ func (p *UM) Attach(s *system.System) error {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
 	p.driver = newUMDriver(s, p.cfg, p.section, p.name, p.PME, menu)
+	// Evictions unmap pages whose local PTEs may be queued for a fill.
+	s.Router.Watch(s.GMMU.Update)
 	return nil
 }
 
@@ -818,6 +820,13 @@ func (d *umDriver) unmapStep(setState func(page, st int), next *uint8) {
 	}
 }
 
+// unmapping reports that the victim page's PTE is made remote this cycle:
+// its state is still valid, but a local PTE offered now would reach the
+// router after the write and could not be known stale there.
+func (d *umDriver) unmapping(page int) bool {
+	return d.fsm.Q() == drvUnmap && d.update.Fire() && !d.updValid.Q() && d.unmapPage() == page
+}
+
 // offerReply registers the first entry other than skip that can be
 // answered as the next reply: a fault or zero-copy access whose page is
 // valid (its PTE write done) gets the local PTE; a zero-copy access whose
@@ -843,7 +852,7 @@ func (d *umDriver) offerReply(skip int, fetching bool) (bool, uint64) {
 		st := d.pageState(page)
 		remote := false
 		switch {
-		case st == pageValid && !(d.updValid.Q() && int(d.updPage.Q()) == page):
+		case st == pageValid && !(d.updValid.Q() && int(d.updPage.Q()) == page) && !d.unmapping(page):
 		case kind == entryZeroCopy && st == pageRemote:
 			if due := d.reqDue.At(i).Q(); due > now || fetching {
 				wake = min(wake, max(due, now+1))

@@ -116,6 +116,8 @@ func (p *UVMMU) Attach(s *system.System) error {
 		return err
 	}
 	p.unit = newMigrationUnit(s, cfg, p.DA, unitMem, p.PME)
+	// Swaps unmap victims whose local PTEs may be queued for a fill.
+	s.Router.Watch(s.GMMU.Update)
 	return nil
 }
 
@@ -537,10 +539,15 @@ func (u *migrationUnit) Drive() {
 	default:
 		u.update.Valid.Set(false)
 	}
+	// A victim page is shot down only in a cycle its remote PTE is written
+	// (the update port is always ready; a landed page's write goes first),
+	// never before: a walk that read the old PTE after the shootdown would
+	// otherwise fill a TLB with it, while a result still on its way when
+	// the PTE is written is dropped by the GMMU's forwarding or the router.
 	sent := u.sent.Q()
 	vpn := u.victim.At(slot).Q()*system.PagesPerGroup + k
 	for i, in := range u.inval {
-		in.Valid.Set(st == setupUnmap && sent&(1<<i) == 0)
+		in.Valid.Set(st == setupUnmap && sent&(1<<i) == 0 && !u.updValid.Q())
 		in.Bits.Set(tlb.Invalidate{VPN: vpn})
 		u.invalAck[i].Ready.Set(true)
 	}
