@@ -12,6 +12,14 @@ import (
 	"github.com/uvmmu/uvmmu/verilog/gen"
 )
 
+// UsageError is a mistake in the command's arguments, as opposed to a
+// failure of the flow: commands exit with status 2 for it.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+
+func (e UsageError) Unwrap() error { return e.Err }
+
 // Command is the area report as a command line: it synthesizes every
 // emitted module at its default parameters (or only --top), estimates the
 // registered SRAM macros, measures the registered latencies, prints the
@@ -28,21 +36,24 @@ func Command(name string, args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.String("json", "", "write the report as JSON to this file")
 	top := fs.String("top", "", "report only this module (see go run ./verilog/cmd/vgen -list)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return UsageError{err}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q; flags are --liberty FILE, --json FILE, --top MODULE", fs.Arg(0))
+		return UsageError{fmt.Errorf("unexpected argument %q; flags are --liberty FILE, --json FILE, --top MODULE", fs.Arg(0))}
 	}
 	if *liberty != "" {
 		if _, err := os.Stat(*liberty); err != nil {
-			return fmt.Errorf("--liberty %s: %w", *liberty, err)
+			return UsageError{fmt.Errorf("--liberty %s: %w", *liberty, err)}
 		}
 	}
 	emitters := gen.Emitters()
 	if *top != "" {
 		e, err := gen.Lookup(*top)
 		if err != nil {
-			return fmt.Errorf("--top: %w", err)
+			return UsageError{fmt.Errorf("--top: %w", err)}
 		}
 		emitters = []gen.Emitter{e}
 	}

@@ -23,6 +23,7 @@ func TestCommandRejectsBadInput(t *testing.T) {
 		err := Command("area", tc.args, &stdout, &stderr)
 		require.Error(t, err, tc.args)
 		assert.Contains(t, err.Error(), tc.want)
+		assert.ErrorAs(t, err, new(UsageError), "bad input is a usage error (exit status 2)")
 		assert.Empty(t, stdout.String())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 
 	"github.com/uvmmu/uvmmu/tb/area"
@@ -10,5 +11,9 @@ import (
 // modules, the analytic SRAM estimates and the per-operation latencies of
 // the Go models: the report of go run ./tb/cmd/area, from tb/area.
 func areaCmd(args []string, stdout, stderr io.Writer) error {
-	return area.Command("uvmsim area", args, stdout, stderr)
+	err := area.Command("uvmsim area", args, stdout, stderr)
+	if ue := (area.UsageError{}); errors.As(err, &ue) {
+		return usageError{ue}
+	}
+	return err
 }

@@ -22,7 +22,12 @@ import (
 
 func main() {
 	err := area.Command("area", os.Args[1:], os.Stdout, os.Stderr)
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, new(area.UsageError)):
+		fmt.Fprintln(os.Stderr, "area:", err)
+		os.Exit(2)
+	default:
 		fmt.Fprintln(os.Stderr, "area:", err)
 		os.Exit(1)
 	}
