@@ -45,11 +45,7 @@ type Direction struct {
 	finishAt   *rtl.Reg[uint64] // cycle in which cur's last byte leaves
 	carryAfter *rtl.Reg[uint64] // bucket remainder once cur has left
 
-	line  *rtl.Vec[Packet] // delay line ring
-	due   *rtl.Vec[uint64] // cycle each ring entry arrives
-	head  *rtl.Reg[uint32]
-	tail  *rtl.Reg[uint32]
-	count *rtl.Reg[uint32]
+	line *rtl.Ring[Packet] // delay line: each entry with the cycle it arrives
 
 	errSeen   *rtl.Reg[bool]
 	errPacket *rtl.Reg[Packet] // first malformed packet, Source = its port
@@ -86,12 +82,7 @@ func newDirection(s *rtl.Sim, path string, cfg Config, delay uint64) *Direction 
 	d.cur = rtl.NewRegOf(&d.Base, "cur", PacketBits, Packet{})
 	d.finishAt = rtl.NewReg[uint64](&d.Base, "finish_at", 64, 0)
 	d.carryAfter = rtl.NewReg[uint64](&d.Base, "carry_after", 32, 0)
-	d.line = rtl.NewVecOf(&d.Base, "line", int(d.depth), PacketBits, Packet{})
-	d.due = rtl.NewVec[uint64](&d.Base, "due", int(d.depth), 64, 0)
-	ptr := bitsFor(d.depth)
-	d.head = rtl.NewReg[uint32](&d.Base, "head", ptr, 0)
-	d.tail = rtl.NewReg[uint32](&d.Base, "tail", ptr, 0)
-	d.count = rtl.NewReg[uint32](&d.Base, "count", ptr, 0)
+	d.line = rtl.NewRingOf[Packet](&d.Base, "line", int(d.depth), PacketBits, true)
 	d.errSeen = rtl.NewFlag(&d.Base, "err_seen", false)
 	d.errPacket = rtl.NewRegOf(&d.Base, "err_packet", PacketBits, Packet{})
 	d.packets = rtl.NewReg[uint64](&d.Base, "packets", 64, 0)
@@ -103,17 +94,9 @@ func newDirection(s *rtl.Sim, path string, cfg Config, delay uint64) *Direction 
 	return d
 }
 
-func bitsFor(n uint32) int {
-	w := 1
-	for uint64(1)<<w <= uint64(n) {
-		w++
-	}
-	return w
-}
-
 // finishing reports whether the packet on the wire leaves it this cycle.
 func (d *Direction) finishing(now uint64) bool {
-	return d.cur.Q().Bytes != 0 && d.finishAt.Q() <= now && d.count.Q() < d.depth
+	return d.cur.Q().Bytes != 0 && d.finishAt.Q() <= now && !d.line.Full()
 }
 
 // winner is the input port granted the wire this cycle, or -1: the first
@@ -146,8 +129,8 @@ func (d *Direction) Drive() {
 	for i, in := range d.In {
 		in.Ready.Set(d.held[i].Q().Bytes == 0 || i == w)
 	}
-	arrived := d.count.Q() > 0 && d.due.At(int(d.head.Q())).Q() <= now
-	p := d.line.At(int(d.head.Q())).Q()
+	arrived := d.line.Len() > 0 && d.line.HeadDue() <= now
+	p := d.line.Head()
 	for i, o := range d.Out {
 		mine := arrived && int(p.Source) == i
 		o.Valid.Set(mine)
@@ -163,25 +146,10 @@ func (d *Direction) Eval() {
 	now := d.Now()
 	w := d.winner(now)
 	finishing := d.finishing(now)
-	pop := d.count.Q() > 0 && d.Out[d.line.At(int(d.head.Q())).Q().Source].Fire()
+	pop := d.line.Len() > 0 && d.Out[d.line.Head().Source].Fire()
 	active := finishing || pop || w >= 0
 
-	if finishing {
-		t := d.tail.Q()
-		d.line.At(int(t)).Set(d.cur.Q())
-		d.due.At(int(t)).Set(now + d.delay)
-		d.tail.Set(d.wrap(t + 1))
-	}
-	if pop {
-		d.head.Set(d.wrap(d.head.Q() + 1))
-	}
-	if finishing != pop {
-		if finishing {
-			d.count.Set(d.count.Q() + 1)
-		} else {
-			d.count.Set(d.count.Q() - 1)
-		}
-	}
+	d.line.Update(finishing, d.cur.Q(), now+d.delay, pop)
 
 	for i, in := range d.In {
 		switch {
@@ -256,19 +224,12 @@ func (d *Direction) sleep(now uint64) {
 	if d.cur.Q().Bytes != 0 && d.finishAt.Q() > now {
 		wake = d.finishAt.Q()
 	}
-	if d.count.Q() > 0 {
-		if t := d.due.At(int(d.head.Q())).Q(); t > now {
+	if d.line.Len() > 0 {
+		if t := d.line.HeadDue(); t > now {
 			wake = min(wake, t)
 		}
 	}
 	d.SleepUntil(wake)
-}
-
-func (d *Direction) wrap(i uint32) uint32 {
-	if i == d.depth {
-		return 0
-	}
-	return i
 }
 
 // Stats reads the activity counters between cycles.

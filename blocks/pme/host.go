@@ -18,15 +18,10 @@ type HostDMA struct {
 	In  *rtl.Decoupled[pcie.Packet] // the engine's packets, from the device-to-host output
 	Out *rtl.Decoupled[pcie.Packet] // answers, to a host-to-device input port
 
-	cfg   Config
-	depth uint32
+	cfg Config
 
-	queue  *rtl.Vec[pcie.Packet]
-	due    *rtl.Vec[uint64]
-	head   *rtl.Reg[uint32]
-	tail   *rtl.Reg[uint32]
-	count  *rtl.Reg[uint32]
-	writes *rtl.Reg[uint64] // victim pages absorbed
+	answers *rtl.Ring[pcie.Packet] // each with the cycle it is due
+	writes  *rtl.Reg[uint64]       // victim pages absorbed
 }
 
 // NewHostDMA builds the responder under path between in and out.
@@ -34,14 +29,10 @@ func NewHostDMA(s *rtl.Sim, path string, cfg Config, in, out *rtl.Decoupled[pcie
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	h := &HostDMA{In: in, Out: out, cfg: cfg, depth: uint32(cfg.ReadTags)}
+	h := &HostDMA{In: in, Out: out, cfg: cfg}
 	s.Add(h, path)
 	b := &h.Base
-	h.queue = rtl.NewVecOf(b, "queue", cfg.ReadTags, pcie.PacketBits, pcie.Packet{})
-	h.due = rtl.NewVec[uint64](b, "due", cfg.ReadTags, 64, 0)
-	h.head = rtl.NewReg[uint32](b, "head", 13, 0)
-	h.tail = rtl.NewReg[uint32](b, "tail", 13, 0)
-	h.count = rtl.NewReg[uint32](b, "count", 13, 0)
+	h.answers = rtl.NewRingOf[pcie.Packet](b, "answers", cfg.ReadTags, pcie.PacketBits, true)
 	h.writes = rtl.NewReg[uint64](b, "writes", 64, 0)
 	in.Consumer(b)
 	out.Producer(b)
@@ -50,12 +41,11 @@ func NewHostDMA(s *rtl.Sim, path string, cfg Config, in, out *rtl.Decoupled[pcie
 
 // Drive presents the oldest answer once due.
 func (h *HostDMA) Drive() {
-	h.In.Ready.Set(h.count.Q() < h.depth)
-	hd := int(h.head.Q())
-	ok := h.count.Q() > 0 && h.due.At(hd).Q() <= h.Now()
+	h.In.Ready.Set(!h.answers.Full())
+	ok := h.answers.Len() > 0 && h.answers.HeadDue() <= h.Now()
 	h.Out.Valid.Set(ok)
 	if ok {
-		h.Out.Bits.Set(h.queue.At(hd).Q())
+		h.Out.Bits.Set(h.answers.Head())
 	}
 }
 
@@ -63,6 +53,7 @@ func (h *HostDMA) Drive() {
 func (h *HostDMA) Eval() {
 	now := h.Now()
 	push, pop := false, h.Out.Fire()
+	var answer pcie.Packet
 	if h.In.Fire() {
 		p := h.In.Bits.Get()
 		kind, _, _ := splitTag(p.Tag)
@@ -71,40 +62,20 @@ func (h *HostDMA) Eval() {
 			h.writes.Set(h.writes.Q() + 1)
 		default:
 			push = true
-			answer := pcie.Packet{Tag: p.Tag, Bytes: uint16(h.cfg.RequestBytes)}
+			answer = pcie.Packet{Tag: p.Tag, Bytes: uint16(h.cfg.RequestBytes)}
 			if kind == kindRead {
 				answer.Bytes = uint16(h.cfg.PageBytes)
 			}
-			t := h.tail.Q()
-			h.queue.At(int(t)).Set(answer)
-			h.due.At(int(t)).Set(now + 1 + uint64(h.cfg.HostLatency))
-			h.tail.Set(h.wrap(t + 1))
 		}
 	}
-	if pop {
-		h.head.Set(h.wrap(h.head.Q() + 1))
-	}
-	if push != pop {
-		if push {
-			h.count.Set(h.count.Q() + 1)
-		} else {
-			h.count.Set(h.count.Q() - 1)
-		}
-	}
+	h.answers.Update(push, answer, now+1+uint64(h.cfg.HostLatency), pop)
 	if !push && !pop && !h.In.Fire() {
-		if hd := int(h.head.Q()); h.count.Q() > 0 && h.due.At(hd).Q() > now {
-			h.SleepUntil(h.due.At(hd).Q())
+		if h.answers.Len() > 0 && h.answers.HeadDue() > now {
+			h.SleepUntil(h.answers.HeadDue())
 		} else {
 			h.Sleep()
 		}
 	}
-}
-
-func (h *HostDMA) wrap(i uint32) uint32 {
-	if i == h.depth {
-		return 0
-	}
-	return i
 }
 
 // Writes is the number of victim pages the host has absorbed, read between
