@@ -65,19 +65,14 @@ speed: tools
 area: tools
 	$(GO) run ./tb/cmd/area $(AREA_FLAGS)
 
-## run: every built-in workload under um and uvmmu at 100/125/150%
-## oversubscription, two runs at a time; prints the speedup table and
-## writes out/results.csv and one JSON and summary per run under out/.
-RUN_WORKLOADS := backprop fdtd hotspot srad 2dconv bfs sssp nw ra
-RUN_POLICIES  := um uvmmu
-RUN_OVERSUB   := 100 125 150
-RUN_JOBS      ?= 2
+## run: the headline experiment, UVMMU Fig. 4: every built-in workload
+## under um, uvmsmart and uvmmu at 100/125/150% oversubscription at the
+## default sizes, RUN_JOBS runs at a time. Prints the speedup table and
+## writes out/fig4/ (fig4.csv, fig4.json, fig4.svg, results.csv,
+## results.json).
+RUN_JOBS ?= 2
 .PHONY: run
 run:
 	@mkdir -p out
 	$(GO) build -o out/uvmsim ./sim/cmd/uvmsim
-	@printf '%s\n' $(foreach w,$(RUN_WORKLOADS),$(foreach p,$(RUN_POLICIES),$(foreach o,$(RUN_OVERSUB),$(w)-$(p)-$(o)))) | \
-	  xargs -P $(RUN_JOBS) -I{} sh -c 'set -- $$(echo {} | tr - " "); \
-	    out/uvmsim run --workload $$1 --policy $$2 --oversub $$3 --json out/{}.json > out/{}.txt || { cat out/{}.txt; exit 255; }; \
-	    echo "done {}"'
-	out/uvmsim report --csv out/results.csv $(foreach w,$(RUN_WORKLOADS),$(foreach p,$(RUN_POLICIES),$(foreach o,$(RUN_OVERSUB),out/$(w)-$(p)-$(o).json))) | tee out/speedup.txt
+	out/uvmsim experiment fig4 --jobs $(RUN_JOBS) --out out/fig4

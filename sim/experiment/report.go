@@ -11,10 +11,10 @@ import (
 // RunExperiment runs the named experiment (a figure, or validate for all
 // of them and the validation table), writes the results, each figure's
 // CSV, JSON and SVG, and for validate validation.md and validation.csv
-// into dir, and prints the tables to w. failed joins the errors of runs
-// that did not complete (their values are missing from the figures); err
-// is a bad name, spec or output problem.
-func RunExperiment(name string, p Params, opts Options, dir string, w io.Writer) (failed, err error) {
+// into dir, and prints the tables to w. The summary counts the runs and
+// joins the errors of those that did not complete (their values are
+// missing from the figures); err is a bad name, spec or output problem.
+func RunExperiment(name string, p Params, opts Options, dir string, w io.Writer) (RunSummary, error) {
 	var specs []Spec
 	var builds []Experiment
 	if name == ValidateName {
@@ -22,26 +22,26 @@ func RunExperiment(name string, p Params, opts Options, dir string, w io.Writer)
 	} else {
 		e, err := Find(name)
 		if err != nil {
-			return nil, err
+			return RunSummary{}, err
 		}
 		specs, builds = e.Specs(p), []Experiment{e}
 	}
 	outcomes, err := Run(specs, opts)
 	if err != nil {
-		return nil, err
+		return RunSummary{}, err
 	}
 	if err := WriteResults(dir, outcomes); err != nil {
-		return nil, err
+		return RunSummary{}, err
 	}
 	lookup := NewLookup(outcomes)
 	var figs []Figure
 	for _, e := range builds {
 		fig := e.Build(p, lookup)
 		if err := WriteFigure(dir, &fig); err != nil {
-			return nil, err
+			return RunSummary{}, err
 		}
 		if err := fig.WriteTable(w); err != nil {
-			return nil, err
+			return RunSummary{}, err
 		}
 		fmt.Fprintln(w)
 		figs = append(figs, fig)
@@ -49,16 +49,16 @@ func RunExperiment(name string, p Params, opts Options, dir string, w io.Writer)
 	if name == ValidateName {
 		checks := Validate(p, figs)
 		if err := writeFile(filepath.Join(dir, ValidationFile), func(f io.Writer) error { return WriteValidationMarkdown(f, p, checks) }); err != nil {
-			return nil, err
+			return RunSummary{}, err
 		}
 		if err := writeFile(filepath.Join(dir, ValidationCSV), func(f io.Writer) error { return WriteValidationCSV(f, checks) }); err != nil {
-			return nil, err
+			return RunSummary{}, err
 		}
 		if err := WriteValidationMarkdown(w, p, checks); err != nil {
-			return nil, err
+			return RunSummary{}, err
 		}
 	}
-	return Failures(outcomes), nil
+	return SummarizeRuns(outcomes), nil
 }
 
 // WriteFigure writes dir/<id>.csv, dir/<id>.json and, when the figure has
@@ -79,4 +79,25 @@ func WriteFigure(dir string, fig *Figure) error {
 		return os.Remove(base + ".svg")
 	}
 	return err
+}
+
+// RunSummary describes the runs of an experiment: how many, the simulated
+// cycles and the simulation seconds of those that completed (summed over
+// runs, so it exceeds the wall time when runs overlap), and the errors of
+// those that did not.
+type RunSummary struct {
+	Runs              int
+	Cycles            uint64
+	SimulationSeconds float64
+	Failed            error
+}
+
+// SummarizeRuns totals outcomes.
+func SummarizeRuns(outcomes []Outcome) RunSummary {
+	s := RunSummary{Runs: len(outcomes), Failed: Failures(outcomes)}
+	for _, r := range Succeeded(outcomes) {
+		s.Cycles += r.Cycles
+		s.SimulationSeconds += r.WallSeconds
+	}
+	return s
 }

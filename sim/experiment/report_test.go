@@ -21,9 +21,10 @@ func TestValidateWritesEveryFile(t *testing.T) {
 	p := testParams()
 	p.Workloads = nil
 	var stdout bytes.Buffer
-	failed, err := RunExperiment(ValidateName, p, Options{Jobs: 1, Base: config.Default()}, dir, &stdout)
+	sum, err := RunExperiment(ValidateName, p, Options{Jobs: 1, Base: config.Default()}, dir, &stdout)
 	require.NoError(t, err)
-	require.NoError(t, failed)
+	require.NoError(t, sum.Failed)
+	assert.Zero(t, sum.Runs)
 	for _, f := range []string{ResultsCSV, ResultsJSON, ValidationFile, ValidationCSV, "fig1.csv", "fig4.json", "fig6.csv", "migration-latency.json"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}

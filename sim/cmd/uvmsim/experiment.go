@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -57,13 +58,19 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 		out = filepath.Join("out", name)
 	}
 	opts := experiment.Options{Jobs: jobs, Base: config.Default(), Progress: progressOut(stderr)}
-	failed, err := experiment.RunExperiment(name, experiment.DefaultParams(quick), opts, out, stdout)
+	start := time.Now()
+	sum, err := experiment.RunExperiment(name, experiment.DefaultParams(quick), opts, out, stdout)
 	if err != nil {
 		return usageError{err}
 	}
-	if failed != nil {
-		fmt.Fprintf(stderr, "uvmsim: %s: some runs did not complete; their values are missing from the figures:\n%v\n", name, failed)
+	if sum.Failed != nil {
+		fmt.Fprintf(stderr, "uvmsim: %s: some runs did not complete; their values are missing from the figures:\n%v\n", name, sum.Failed)
 	}
+	// The speed report goes to stderr so that stdout, like every file
+	// written, is the same bytes for the same configuration.
+	wall := time.Since(start).Seconds()
+	fmt.Fprintf(stderr, "uvmsim: %s: %d simulations, %d jobs, %.1f s wall, %.1f s of simulation, %.3g simulated cycles/s per job\n",
+		name, sum.Runs, jobs, wall, sum.SimulationSeconds, float64(sum.Cycles)/max(sum.SimulationSeconds, 1e-9))
 	fmt.Fprintf(stdout, "wrote %s\n", out)
 	return nil
 }

@@ -78,6 +78,22 @@ func TestRunWritesJSONAndReport(t *testing.T) {
 	assert.Contains(t, out, "geomean")
 	_, err := os.Stat(csvFile)
 	assert.NoError(t, err)
+
+	// The same two results as one array, as sweep and experiment write
+	// them, give the same table.
+	var arr []json.RawMessage
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		arr = append(arr, data)
+	}
+	joined, err := json.Marshal(arr)
+	require.NoError(t, err)
+	all := filepath.Join(dir, "results.json")
+	require.NoError(t, os.WriteFile(all, joined, 0o644))
+	code, fromArray, stderr := run("report", all)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, out, fromArray)
 }
 
 // A simulation failure (here the watchdog, with a fault latency longer

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -33,13 +34,23 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		return usage("%v", err)
 	}
 	if fs.NArg() == 0 {
-		return usage("report needs result JSON files (written by uvmsim run --json)")
+		return usage("report needs result JSON files (written by uvmsim run --json, or results.json of sweep and experiment)")
 	}
 	var results []system.Result
 	for _, name := range fs.Args() {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			return usage("%v", err)
+		}
+		// One result (run --json) or an array of them (results.json of
+		// sweep and experiment).
+		if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '[' {
+			var rs []system.Result
+			if err := json.Unmarshal(data, &rs); err != nil {
+				return usage("%s: %v", name, err)
+			}
+			results = append(results, rs...)
+			continue
 		}
 		var r system.Result
 		if err := json.Unmarshal(data, &r); err != nil {
