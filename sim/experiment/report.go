@@ -47,7 +47,7 @@ func RunExperiment(name string, p Params, opts Options, dir string, w io.Writer)
 		figs = append(figs, fig)
 	}
 	if name == ValidateName {
-		checks := Validate(p, figs)
+		checks := Validate(p, figs, lookup)
 		if err := writeFile(filepath.Join(dir, ValidationFile), func(f io.Writer) error { return WriteValidationMarkdown(f, p, checks) }); err != nil {
 			return RunSummary{}, err
 		}

@@ -34,6 +34,9 @@ type Check struct {
 	Tolerance float64 // allowed |model/paper - 1|
 	Model     float64 // NaN when not measured
 	Missing   string  // why the model figure is missing
+	// Why is the measured reason for a difference over ExplainThreshold,
+	// computed from the validation runs (explain.go).
+	Why string
 }
 
 // Difference is |model/paper - 1|, NaN when not measured.
@@ -51,7 +54,7 @@ func (c *Check) Status() string {
 }
 
 // Explanation is the reason the model differs from the paper by more than
-// ExplainThreshold (from Explanations), or why it was not measured.
+// ExplainThreshold, or why it was not measured.
 func (c *Check) Explanation() string {
 	d := c.Difference()
 	switch {
@@ -61,17 +64,11 @@ func (c *Check) Explanation() string {
 		return "not measured: " + c.Missing
 	case d <= ExplainThreshold:
 		return ""
-	case Explanations[c.ID] != "":
-		return Explanations[c.ID]
+	case c.Why != "":
+		return c.Why
 	}
 	return "difference not explained"
 }
-
-// Explanations hold, per SPEC 10 result id, why the model's figure differs
-// from the paper's by more than ExplainThreshold, each written from the
-// measured numbers of a validation run. A row above the threshold with no
-// entry reads "difference not explained".
-var Explanations = map[string]string{}
 
 // Tolerances (relative to the paper's figure).
 const (
@@ -131,8 +128,9 @@ func figureValue(figs []Figure, id, panel, group, series string) (float64, strin
 }
 
 // Validate computes the SPEC 10 rows for F1, F4a-c, F5, F6, M1 and U1 from
-// the figures built over the validation runs.
-func Validate(p Params, figs []Figure) []Check {
+// the figures built over the validation runs, and explains each difference
+// over ExplainThreshold from the runs themselves (l).
+func Validate(p Params, figs []Figure, l Lookup) []Check {
 	var checks []Check
 	add := func(id, quantity string, paper, tol float64, model float64, missing string) {
 		checks = append(checks, Check{ID: id, Quantity: quantity, Paper: paper, Tolerance: tol, Model: model, Missing: missing})
@@ -233,6 +231,13 @@ func Validate(p Params, figs []Figure) []Check {
 		g = math.NaN()
 	}
 	add("U1", "UVMSmart speedup over UM, 125%, regular workloads, geomean", 1.00, sameTolerance, g, whyU)
+
+	ev := evidence{p: p, l: l}
+	for i := range checks {
+		if c := &checks[i]; c.Difference() > ExplainThreshold {
+			c.Why = ev.explain(c)
+		}
+	}
 	return checks
 }
 

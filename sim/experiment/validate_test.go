@@ -19,8 +19,7 @@ func TestCheckStatusAndExplanation(t *testing.T) {
 	far := Check{ID: "F-test", Paper: 2.0, Tolerance: 0.25, Model: 3.0}
 	assert.Equal(t, "fail", far.Status())
 	assert.Equal(t, "difference not explained", far.Explanation())
-	Explanations["F-test"] = "the model's RA table is smaller"
-	defer delete(Explanations, "F-test")
+	far.Why = "the model's RA table is smaller"
 	assert.Equal(t, "the model's RA table is smaller", far.Explanation())
 
 	missing := Check{ID: "M1", Paper: 1.3, Tolerance: 0.25, Model: math.NaN(), Missing: "no samples"}
@@ -52,8 +51,9 @@ func TestValidateFromHandMadeRuns(t *testing.T) {
 		wantSamples := s.Policy == PolicyUVMMU && len(s.Sets) == 0 && (s.OversubPct == 100 || s.OversubPct == 150)
 		assert.Equal(t, wantSamples, s.Latencies, s)
 	}
-	figs := BuildFigures(p, NewLookup(outcomes(specs, cycles)))
-	checks := Validate(p, figs)
+	lookup := NewLookup(outcomes(specs, cycles))
+	figs := BuildFigures(p, lookup)
+	checks := Validate(p, figs, lookup)
 	ids := map[string]bool{}
 	for _, c := range checks {
 		ids[c.ID] = true

@@ -116,11 +116,12 @@ func (p *UM) Attach(s *system.System) error {
 func (p *UM) Stats() system.PolicyStats {
 	d := p.driver
 	return system.PolicyStats{
-		FarFaults:    d.faults.Q(),
-		Migrations:   d.migrations.Q(),
-		Evictions:    d.evictions.Q(),
-		PCIeH2DBytes: p.Link.H2D.Stats().Bytes,
-		PCIeD2HBytes: p.Link.D2H.Stats().Bytes,
+		FarFaults:      d.faults.Q(),
+		Migrations:     d.migrations.Q(),
+		Evictions:      d.evictions.Q(),
+		PCIeH2DBytes:   p.Link.H2D.Stats().Bytes,
+		PCIeD2HBytes:   p.Link.D2H.Stats().Bytes,
+		RemoteAccesses: d.zeroCopy.Q(),
 	}
 }
 

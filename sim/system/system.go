@@ -59,6 +59,9 @@ type PolicyStats struct {
 	Evictions    uint64 // 4 KB pages written back GPU to host
 	PCIeH2DBytes uint64
 	PCIeD2HBytes uint64
+	// RemoteAccesses are accesses served from host memory without
+	// migrating (zero-copy; uvmsmart).
+	RemoteAccesses uint64
 }
 
 // System is the composed GPU: its rtl simulator, the blocks of the
@@ -214,11 +217,12 @@ type Result struct {
 	RemoteWalks      uint64 `json:"remote_walks"`
 	DRAMBytes        uint64 `json:"dram_bytes"`
 
-	FarFaults    uint64 `json:"far_faults"`
-	Migrations   uint64 `json:"migrations"`
-	Evictions    uint64 `json:"evictions"`
-	PCIeH2DBytes uint64 `json:"pcie_h2d_bytes"`
-	PCIeD2HBytes uint64 `json:"pcie_d2h_bytes"`
+	FarFaults      uint64 `json:"far_faults"`
+	Migrations     uint64 `json:"migrations"`
+	Evictions      uint64 `json:"evictions"`
+	PCIeH2DBytes   uint64 `json:"pcie_h2d_bytes"`
+	PCIeD2HBytes   uint64 `json:"pcie_d2h_bytes"`
+	RemoteAccesses uint64 `json:"remote_accesses"`
 
 	FootprintBytes  uint64 `json:"footprint_bytes"`
 	GPUMemoryBytes  uint64 `json:"gpu_memory_bytes"`
@@ -297,7 +301,7 @@ func (s *System) progress(p Policy) uint64 {
 		n += m.Stats().Issued
 	}
 	ps := p.Stats()
-	return n + ps.Migrations + ps.Evictions + ps.PCIeH2DBytes + ps.PCIeD2HBytes
+	return n + ps.Migrations + ps.Evictions + ps.PCIeH2DBytes + ps.PCIeD2HBytes + ps.RemoteAccesses
 }
 
 // stuck names every unit holding unfinished work.
@@ -334,7 +338,7 @@ func (s *System) result(p Policy, wall float64) Result {
 	}
 	ps := p.Stats()
 	r.FarFaults, r.Migrations, r.Evictions = ps.FarFaults, ps.Migrations, ps.Evictions
-	r.PCIeH2DBytes, r.PCIeD2HBytes = ps.PCIeH2DBytes, ps.PCIeD2HBytes
+	r.PCIeH2DBytes, r.PCIeD2HBytes, r.RemoteAccesses = ps.PCIeH2DBytes, ps.PCIeD2HBytes, ps.RemoteAccesses
 	if wall > 0 {
 		r.SimCyclesPerSecond = float64(r.Cycles) / wall
 		r.WarpInstrPerSecond = float64(r.WarpInstructions) / wall
