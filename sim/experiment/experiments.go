@@ -416,6 +416,7 @@ func latencyBuild(p Params, l Lookup) Figure {
 		name string
 		get  func(Summary) float64
 	}{
+		{"min", func(s Summary) float64 { return s.Min }},
 		{"p10", func(s Summary) float64 { return s.P10 }},
 		{"median", func(s Summary) float64 { return s.P50 }},
 		{"mean", func(s Summary) float64 { return s.Mean }},

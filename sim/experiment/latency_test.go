@@ -1,12 +1,14 @@
 package experiment
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/system"
 )
 
@@ -62,4 +64,44 @@ func TestMigrationLatencyWithoutRecorderSaysWhatIsNeeded(t *testing.T) {
 	assert.Empty(t, fig.Panels)
 	require.NotEmpty(t, fig.Notes)
 	assert.Contains(t, fig.Notes[0], "MigrationLatencyRecorder")
+}
+
+// TestMigrationLatencyFromUVMMURuns runs the experiment's own specs (uvmmu
+// at 100% and 150%) on ra at scale 0.5, where 150% leaves two of its three
+// regions: the policy reports samples, both series are filled, and
+// validation row M1 is the pooled median free-destination latency in
+// microseconds at the 1481 MHz clock (65,205 cycles: ra's first touches
+// come in bursts that queue in the PME behind other page-groups).
+func TestMigrationLatencyFromUVMMURuns(t *testing.T) {
+	p := Params{Workloads: []string{"ra"}, Scale: 0.5, Seed: 1, Policies: []string{PolicyUVMMU}}
+	out, err := Run(latencySpecs(p), Options{Base: config.Default()})
+	require.NoError(t, err)
+	require.NoError(t, Failures(out))
+	for _, o := range out {
+		require.NotNil(t, o.Latencies, o.Spec)
+		assert.Equal(t, 1481, o.Latencies.ClockMHz)
+	}
+	fig := latencyBuild(p, NewLookup(out))
+	require.Empty(t, fig.Notes)
+	require.Len(t, fig.Panels, 4)
+	counts := fig.Panels[2]
+	assert.InDelta(t, 160, counts.Value(LatencyFree, LatencyPooled), 0)
+	assert.InDelta(t, 139, counts.Value(LatencySwap, LatencyPooled), 0)
+	free := fig.Panels[0].Value("median", LatencyPooled)
+	assert.InDelta(t, 65205.0/1481, free, 1e-12)
+	assert.InDelta(t, 25017.0/1481, fig.Panels[1].Value("median", LatencyPooled), 1e-12)
+
+	var m1 []Check
+	for _, c := range Validate(p, []Figure{fig}, NewLookup(out)) {
+		if c.ID == "M1" {
+			m1 = append(m1, c)
+		}
+	}
+	require.Len(t, m1, 2)
+	assert.Contains(t, m1[0].Quantity, "idle link")
+	assert.InDelta(t, fig.Panels[0].Value("min", LatencyPooled), m1[0].Model, 0)
+	assert.Contains(t, m1[1].Quantity, "median")
+	assert.InDelta(t, free, m1[1].Model, 0)
+	assert.Equal(t, "fail", m1[1].Status())
+	assert.Contains(t, m1[1].Explanation(), fmt.Sprintf("median %.2f", free))
 }

@@ -203,9 +203,20 @@ func Validate(p Params, figs []Figure, l Lookup) []Check {
 		add("F6", fmt.Sprintf("%s slowdown, %s over 100%%, geomean", r.policy, pct(r.ratio)), r.paper, ratioTolerance, v, why)
 	}
 
-	// UVMMU Section V-A2: about 1.3 us per migration to a free frame-group.
-	v, why := figureValue(figs, "migration-latency", LatencyFree+" (us)", LatencyPooled, "median")
-	add("M1", "UVMMU migration latency to a free destination, median over all workloads (us)", 1.3, ratioTolerance, v, why)
+	// UVMMU Section V-A2: about 1.3 us per migration to a free frame-group,
+	// the sum of its parts on an idle link (10-cycle handling + 1 us round
+	// trip + the critical 4 KB page). The first row compares the shortest
+	// free-destination sample of the migration-latency runs, pooled over the
+	// workloads; the second their median, which also holds the wait for the
+	// link. Microseconds at the configured core clock.
+	for _, st := range []struct{ series, what string }{
+		{"min", "on an idle link (the shortest)"},
+		{"median", "median"},
+	} {
+		v, why := figureValue(figs, "migration-latency", LatencyFree+" (us)", LatencyPooled, st.series)
+		add("M1", "UVMMU migration latency to a free destination (remote walk taken to the critical page's PTE returned), "+st.what+
+			" over all workloads, us at the core clock", 1.3, ratioTolerance, v, why)
+	}
 
 	// UVMSmart adaptive paper, abstract and Section VI-C: irregular
 	// workloads 22% to 78% faster at 125% than first-touch migration,

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/uvmmu/uvmmu/blocks/afm"
 	"github.com/uvmmu/uvmmu/blocks/da"
@@ -160,6 +161,16 @@ func (p *UVMMU) Stats() system.PolicyStats {
 		PCIeH2DBytes: p.Link.H2D.Stats().Bytes,
 		PCIeD2HBytes: p.Link.D2H.Stats().Bytes,
 	}
+}
+
+// MigrationLatencies returns one sample per migration whose critical page
+// has been answered, in core cycles from the cycle the migration unit
+// opened the migration to the cycle the router took the critical page's
+// local PTE, split into free destinations and swaps (the
+// migration-latency experiment and validation row M1; UVMMU paper
+// Section V-A2).
+func (p *UVMMU) MigrationLatencies() (free, swap []uint64) {
+	return slices.Clone(p.unit.latFree), slices.Clone(p.unit.latSwap)
 }
 
 // Busy names the migration unit while it holds migrations or requests.
@@ -387,6 +398,22 @@ type migrationUnit struct {
 
 	migrations *rtl.Reg[uint64] // 4 KB pages moved to the GPU
 	evictions  *rtl.Reg[uint64] // 4 KB pages written back to the host
+
+	// Migration latency probe (UVMMU paper Section V-A2: about 1.3 us to a
+	// free destination). A migration's latency runs from the cycle it is
+	// opened (the unit takes the remote walk on the router's Remote port,
+	// or restarts an evicted page-group for a waiting request) to the
+	// cycle the router takes the reply for its critical page on the
+	// Migrated port: the requester's PTE is in and its SM can go on.
+	openedAt *rtl.Vec[uint64] // cycle each slot's migration was opened
+	timed    *rtl.Vec[uint8]  // its critical page's reply has been taken
+	// The samples, in cycles, split by whether a victim was swapped out
+	// (an S=1 destination whose IPgT entry is no longer mapped is a free
+	// destination: nothing is swapped). They are what the probe reports,
+	// not state any engine reads; one is appended per completed
+	// migration, at the reply handshake, so the slices grow by amortised
+	// appends at most once per cycle and never in a cycle without a reply.
+	latFree, latSwap []uint64
 }
 
 // hostPages is a host phase's read-back: the number of pages it touches.
@@ -463,6 +490,8 @@ func newMigrationUnit(s *system.System, cfg *config.Config, d *da.DA, mem ipgt.M
 	u.frameOf = rtl.NewVec[uint64](b, "frame_of", s.Layout.Pages/system.PagesPerGroup, 33, 0)
 	u.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	u.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
+	u.openedAt = rtl.NewVec[uint64](b, "opened_at", n, 64, 0)
+	u.timed = rtl.NewVec[uint8](b, "timed", n, 1, 0)
 	u.remote.Consumer(b)
 	u.migrated.Producer(b)
 	b.Listen(u.dst.DstValid, u.dst.DstPFgN, u.dst.DstSwap, u.dst.Map.Ready, u.dst.SW.Ready, u.dst.InitDone)
@@ -652,6 +681,8 @@ func (u *migrationUnit) start(free *uint64, g, hostFG, vpn uint64) {
 	u.landed.At(slot).Set(0)
 	u.mapped.At(slot).Set(0)
 	u.evicted.At(slot).Set(0)
+	u.openedAt.At(slot).Set(u.Now())
+	u.timed.At(slot).Set(0)
 	u.setupQ.At(int((u.setupQH.Q() + u.setupQN.Q()) % uint8(u.slots))).Set(uint8(slot))
 	u.queued = true
 }
@@ -892,6 +923,7 @@ func (u *migrationUnit) evalReply(waiting uint32, free *uint64) (uint32, bool) {
 		}
 		skip = int(u.repIndex.Q())
 		u.reqValid.At(skip).Set(0)
+		u.recordLatency(u.repWalk.Q().VPN)
 		waiting--
 		busy = true
 	}
@@ -924,6 +956,28 @@ func (u *migrationUnit) evalReply(waiting uint32, free *uint64) (uint32, bool) {
 		u.repValid.Set(offer)
 	}
 	return waiting, busy
+}
+
+// recordLatency takes one latency sample when the reply the router has
+// just taken is the first for its migration's critical page. A reply
+// answered from frameOf has no migration in flight and gives none.
+func (u *migrationUnit) recordLatency(vpn uint64) {
+	g, k := vpn/system.PagesPerGroup, uint8(vpn%system.PagesPerGroup)
+	for slot := range u.slots {
+		if u.state.At(slot).Q() == slotFree || u.vpgn.At(slot).Q() != g {
+			continue
+		}
+		if u.timed.At(slot).Q() == 0 && u.first.At(slot).Q() == k {
+			d := u.Now() - u.openedAt.At(slot).Q()
+			if u.swap.At(slot).Q() != 0 {
+				u.latSwap = append(u.latSwap, d)
+			} else {
+				u.latFree = append(u.latFree, d)
+			}
+			u.timed.At(slot).Set(1)
+		}
+		return
+	}
 }
 
 // Outcomes of answer.

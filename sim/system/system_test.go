@@ -117,6 +117,93 @@ func TestFirstAccessUVMMU(t *testing.T) {
 	assert.InDelta(t, 1.3, float64(2986-1107)/1481, 0.05, "walk result to critical page: the paper's ~1.3 us")
 }
 
+// runUVMMU runs wl on one SM under uvmmu at the given oversubscription and
+// returns the result and the policy's migration latency samples.
+func runUVMMU(t *testing.T, wl workload.Workload, oversubPct int) (r system.Result, free, swap []uint64) {
+	t.Helper()
+	cfg := testConfig("uvmmu")
+	cfg.GPU.SMs = 1
+	cfg.Run.OversubPct = oversubPct
+	p, err := policy.New(cfg.Run.Policy, &cfg)
+	require.NoError(t, err)
+	s, err := system.NewWith(&cfg, wl, p)
+	require.NoError(t, err)
+	r, err = s.Run(p, system.Options{})
+	require.NoError(t, err)
+	require.NoError(t, p.Check())
+	free, swap = p.(*policy.UVMMU).MigrationLatencies()
+	return r, free, swap
+}
+
+// TestFirstMigrationLatencyUVMMU: the latency sample of the migration in
+// TestFirstAccessUVMMU, from the cycle the migration unit opens it to the
+// cycle the router takes the critical page's local PTE:
+//
+//	1108         migration unit takes the remote walk: opened
+//	1109         set-up engine takes it from its queue
+//	1110         DA hands out a free frame-group (S=0)
+//	1111         PME accepts Fetch{Pages 16, First 0}
+//	2986         critical page event (1111 + 1875)
+//	2987         its PTE is written; 2988 the reply is chosen
+//	2989         router takes the local PTE
+//
+// 2989 - 1108 = 3 + 1875 + 3 = 1,881 cycles, 1.27 us at 1481 MHz (UVMMU
+// paper Section V-A2: ~1.3 us).
+func TestFirstMigrationLatencyUVMMU(t *testing.T) {
+	r, free, swap := runUVMMU(t, oneLoad(), 100)
+	assert.Equal(t, uint64(3097), r.Cycles)
+	assert.Equal(t, []uint64{1881}, free)
+	assert.Empty(t, swap)
+	assert.InDelta(t, 1.270, float64(free[0])/1481, 0.0005)
+}
+
+// spacedLoads is one warp loading page 0 of each of n page-groups of one
+// managed allocation, 10,000 compute cycles apart: each page-group is in
+// (16 pages x 379 cycles) before the next access, so no migration waits
+// for the link.
+func spacedLoads(n int) *micro {
+	m := &micro{allocs: []workload.Alloc{{Name: "data", Bytes: uint64(n) << system.GroupShift, Kind: workload.Managed}}}
+	workload.Layout(m.allocs)
+	m.ops = []workload.Op{{Kind: workload.OpCompute, Cycles: 1000}}
+	for g := range n {
+		load := workload.Op{Kind: workload.OpLoad, Size: 4, Lanes: 1}
+		load.Addr[0] = m.allocs[0].Base + uint64(g)<<system.GroupShift
+		m.ops = append(m.ops, load, workload.Op{Kind: workload.OpCompute, Cycles: 10000})
+	}
+	return m
+}
+
+// TestSwapMigrationLatencyUVMMU: 33 page-groups at 150% leave one 2 MB
+// region of 32 frame-groups. The first 32 migrations take free
+// destinations at 1,881 cycles each, as in TestFirstMigrationLatencyUVMMU.
+// The 33rd gets an S=1 destination (the LFSR's victim) and its set-up
+// takes 134 cycles more before the PME command, measured from its opening
+// cycle t:
+//
+//	t+2          DA hands out an S=1 frame-group
+//	t+3          the IPgT read enters the mux's holding register
+//	t+105        the entry is shown: mux to DRAM (1) + 100 DRAM cycles +
+//	             the mux's response register (1)
+//	t+106..t+136 the victim's 16 pages: remote PTE and shootdown together,
+//	             every other cycle (the L1 TLB takes a shootdown only when
+//	             its one-entry ack register is empty)
+//	t+137        PME accepts Swap{Pages 16, First 0}
+//
+// The critical page still arrives 1,875 cycles after the command (the
+// victim's pages go the other way), and the PTE write, reply choice and
+// router handshake add 3: 137 + 1875 + 3 = 2,015 cycles.
+func TestSwapMigrationLatencyUVMMU(t *testing.T) {
+	r, free, swap := runUVMMU(t, spacedLoads(33), 150)
+	want := make([]uint64, 32)
+	for i := range want {
+		want[i] = 1881
+	}
+	assert.Equal(t, want, free)
+	assert.Equal(t, []uint64{2015}, swap)
+	assert.Equal(t, uint64(33*system.PagesPerGroup), r.Migrations)
+	assert.Equal(t, uint64(system.PagesPerGroup), r.Evictions)
+}
+
 // TestFirstAccessUM: the same access under the fault-based baseline.
 //
 //	1107         router takes the remote PTE (as above)
