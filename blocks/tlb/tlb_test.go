@@ -357,7 +357,7 @@ func TestRandomAgainstReferenceLRU(t *testing.T) {
 			h.tlb.Frozen.Set(frozen)
 			st, e := ref.cycle(look, frozen, fill, shot)
 			if look != nil {
-				pending = append(pending, due{now + uint64(cfg.HitLatency), Response{look.VPN, look.Requester, st}, e})
+				pending = append(pending, due{now + uint64(cfg.HitLatency), Response{VPN: look.VPN, Requester: look.Requester, Write: look.Write, Status: st}, e})
 			}
 			if r, e, ok := h.resp(); ok {
 				require.NotEmpty(t, pending)
