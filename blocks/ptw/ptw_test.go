@@ -258,6 +258,44 @@ func TestConcurrentWalksOfOneVPNMerge(t *testing.T) {
 	assert.Equal(t, Stats{Walks: 2, Merged: 2}, b.gmmu.Stats())
 }
 
+// Merging keeps each request's write bit: the walk of 7 is a store's, and
+// a load and a store merge into it; the walk of 9 is a load's, and a store
+// merges into it. Every result carries its own request's bit, with the
+// timing of TestConcurrentWalksOfOneVPNMerge: requests accepted in cycles
+// 0..5, walks dispatched the cycle after, 100 cycles each; merged requests
+// answered one per cycle after their walk.
+func TestWriteBitSurvivesWalkAndMerge(t *testing.T) {
+	reqs := []request{
+		{0, Walk{VPN: 7, Requester: 0, Write: true}},
+		{0, Walk{VPN: 7, Requester: 1}},
+		{0, Walk{VPN: 7, Requester: 2, Write: true}},
+		{0, Walk{VPN: 8, Requester: 3, Write: true}},
+		{0, Walk{VPN: 9, Requester: 4}},
+		{0, Walk{VPN: 9, Requester: 5, Write: true}},
+	}
+	b := newBench(t, small(64), true, reqs, nil, nil)
+	b.runUntilResults(t, 6)
+	want := []result{
+		{101, Walk{VPN: 7, Requester: 0, Write: true}, pte.Remote(0x1007), 101},
+		{102, Walk{VPN: 7, Requester: 1}, pte.Remote(0x1007), 102},
+		{103, Walk{VPN: 7, Requester: 2, Write: true}, pte.Remote(0x1007), 103},
+		{104, Walk{VPN: 8, Requester: 3, Write: true}, pte.Remote(0x1008), 104},
+		{105, Walk{VPN: 9, Requester: 4}, pte.Remote(0x1009), 105},
+		{106, Walk{VPN: 9, Requester: 5, Write: true}, pte.Remote(0x1009), 106},
+	}
+	assert.Empty(t, cmp.Diff(want, b.sink.got))
+	assert.Equal(t, []uint64{0, 1, 2, 3, 4, 5}, b.req.accepted)
+	assert.Equal(t, Stats{Walks: 3, Merged: 3}, b.gmmu.Stats())
+}
+
+// The packed walk keeps the write bit above the requester, as
+// pte.PackRequest lays it out.
+func TestPackedWalk(t *testing.T) {
+	assert.Equal(t, uint64(1)<<52|0xBEEF<<36|0x123, Walk{VPN: 0x123, Requester: 0xBEEF, Write: true}.Pack())
+	assert.Equal(t, uint64(0xBEEF)<<36|0x123, Walk{VPN: 0x123, Requester: 0xBEEF}.Pack())
+	assert.Equal(t, 53, WalkBits)
+}
+
 func TestUpdatePort(t *testing.T) {
 	ups := []update{{50, 5, pte.Local(9)}, {60, 1 << 30, pte.Local(1)}}
 	// The walk of 5 reads its PTE in cycle 100, after the update.
@@ -315,7 +353,7 @@ func TestRandomWalksAgainstReference(t *testing.T) {
 		at := uint64(0)
 		for i := range 600 {
 			at += uint64(rng.IntN(6))
-			reqs = append(reqs, request{at, Walk{VPN: rng.Uint64N(24) * 37 % 256, Requester: uint16(i)}})
+			reqs = append(reqs, request{at, Walk{VPN: rng.Uint64N(24) * 37 % 256, Requester: uint16(i), Write: rng.IntN(2) == 0}})
 		}
 		var ups []update
 		for at := uint64(0); at < 3000; at += uint64(1 + rng.IntN(15)) {
@@ -327,8 +365,9 @@ func TestRandomWalksAgainstReference(t *testing.T) {
 			b := newBench(t, cfg, skip, reqs, ups, stall)
 			b.runUntilResults(t, len(reqs))
 			logs[mode] = b.sink.got
-			// Every request is answered exactly once, with the PTE the table
-			// held when the result was read, and no faster than a walk.
+			// Every request is answered exactly once, with its own write bit
+			// and the PTE the table held when the result was read, and no
+			// faster than a walk.
 			seen := map[uint16]bool{}
 			for _, r := range b.sink.got {
 				require.False(t, seen[r.Walk.Requester], "requester %d answered twice", r.Walk.Requester)
