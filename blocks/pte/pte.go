@@ -6,6 +6,7 @@
 //
 //	bit  0      valid
 //	bit  1      aperture: 1 = remote (host memory or a peer GPU), 0 = local
+//	bit  2      read-only: a write through the entry is refused by the TLB
 //	bits 9-10   GRIT placement scheme (GRIT Table IV: 01 on-touch,
 //	            10 access-counter, 11 duplication; 00 none)
 //	bits 12-51  frame number (4 KB frames; local GPU frame or remote frame)
@@ -26,17 +27,38 @@ const (
 	// RequesterBits is the width of a requester tag carried through a
 	// translation (SM, warp or MSHR index; the system chooses).
 	RequesterBits = 16
+	// RequestBits is the packed width of a translation request: VPN,
+	// requester tag and write bit.
+	RequestBits = VPNBits + RequesterBits + 1
 )
+
+// writeLSB is the write bit's position in a packed request.
+const writeLSB = VPNBits + RequesterBits
+
+// PackRequest lays a translation request out as {write, requester, vpn}.
+func PackRequest(vpn uint64, requester uint16, write bool) uint64 {
+	p := vpn | uint64(requester)<<VPNBits
+	if write {
+		p |= 1 << writeLSB
+	}
+	return p
+}
+
+// UnpackRequest is the inverse of PackRequest.
+func UnpackRequest(p uint64) (vpn uint64, requester uint16, write bool) {
+	return p & (1<<VPNBits - 1), uint16(p >> VPNBits), p>>writeLSB&1 == 1
+}
 
 // Bit positions of the PTE fields.
 const (
-	validBit   = 0
-	remoteBit  = 1
-	schemeLSB  = 9
-	frameLSB   = 12
-	groupLSB   = 52
-	frameMask  = 1<<FrameBits - 1
-	twoBitMask = 3
+	validBit    = 0
+	remoteBit   = 1
+	readOnlyBit = 2
+	schemeLSB   = 9
+	frameLSB    = 12
+	groupLSB    = 52
+	frameMask   = 1<<FrameBits - 1
+	twoBitMask  = 3
 )
 
 // PTE is a 64-bit page-table entry.
@@ -78,6 +100,14 @@ func (p PTE) Valid() bool { return p>>validBit&1 == 1 }
 
 // IsRemote reports whether the frame is remote.
 func (p PTE) IsRemote() bool { return p>>remoteBit&1 == 1 }
+
+// ReadOnly reports whether writes through the entry are refused: a TLB
+// answers a store that hits it as a miss, so the store walks the page
+// table and reaches whoever owns the page.
+func (p PTE) ReadOnly() bool { return p>>readOnlyBit&1 == 1 }
+
+// AsReadOnly returns p with its read-only bit set.
+func (p PTE) AsReadOnly() PTE { return p | 1<<readOnlyBit }
 
 // Frame is the frame number.
 func (p PTE) Frame() uint64 { return uint64(p) >> frameLSB & frameMask }

@@ -6,8 +6,8 @@
 //
 // # Ports
 //
-//	Req     in   ready/valid Walk{VPN, Requester}; Ready while the queue
-//	             has a free entry
+//	Req     in   ready/valid Walk{VPN, Requester, Write}; Ready while the
+//	             queue has a free entry
 //	Resp    out  ready/valid Walk + PTE wire: the request and its leaf PTE
 //	Update  in   ready/valid VPN + PTE wire: one page-table write per
 //	             cycle, always ready; this is how the migration policies
@@ -41,7 +41,10 @@
 // queued or being walked does not take a walker; when that walk reads its
 // PTE, the merged requests are answered, one per cycle through the result
 // stage, each reading the PTE as it goes out. At most one walk per VPN is
-// pending at any time.
+// pending at any time. Each request keeps its own Requester and Write in
+// its queue entry, so every result carries its own request's bits: a
+// store merged into a load's walk is answered as a store, and the load as
+// a load.
 //
 // # Page table
 //

@@ -41,6 +41,7 @@ type GMMU struct {
 	state   *rtl.Vec[uint8]
 	vpn     *rtl.Vec[uint64]
 	who     *rtl.Vec[uint16]
+	write   *rtl.Vec[uint8] // the request's own write bit, kept when merged
 	age     *rtl.Vec[uint64]
 	count   *rtl.Reg[uint32] // entries in use
 	waiting *rtl.Reg[uint32] // entries in state waiting
@@ -51,6 +52,7 @@ type GMMU struct {
 	busy   *rtl.Vec[uint8]
 	wVPN   *rtl.Vec[uint64]
 	wWho   *rtl.Vec[uint16]
+	wWrite *rtl.Vec[uint8]
 	wAge   *rtl.Vec[uint64]
 	doneAt *rtl.Vec[uint64] // cycle in which the walk reads its leaf PTE
 	active *rtl.Reg[uint32] // walkers busy
@@ -100,6 +102,7 @@ func New(s *rtl.Sim, path string, cfg Config) (*GMMU, error) {
 	g.state = rtl.NewVec[uint8](b, "q_state", q, 2, entryFree)
 	g.vpn = rtl.NewVec[uint64](b, "q_vpn", q, pte.VPNBits, 0)
 	g.who = rtl.NewVec[uint16](b, "q_who", q, pte.RequesterBits, 0)
+	g.write = rtl.NewVec[uint8](b, "q_write", q, 1, 0)
 	g.age = rtl.NewVec[uint64](b, "q_age", q, 64, 0)
 	g.count = rtl.NewReg[uint32](b, "q_count", 13, 0)
 	g.waiting = rtl.NewReg[uint32](b, "q_waiting", 13, 0)
@@ -108,6 +111,7 @@ func New(s *rtl.Sim, path string, cfg Config) (*GMMU, error) {
 	g.busy = rtl.NewVec[uint8](b, "w_busy", w, 1, 0)
 	g.wVPN = rtl.NewVec[uint64](b, "w_vpn", w, pte.VPNBits, 0)
 	g.wWho = rtl.NewVec[uint16](b, "w_who", w, pte.RequesterBits, 0)
+	g.wWrite = rtl.NewVec[uint8](b, "w_write", w, 1, 0)
 	g.wAge = rtl.NewVec[uint64](b, "w_age", w, 64, 0)
 	g.doneAt = rtl.NewVec[uint64](b, "w_done_at", w, 64, 0)
 	g.active = rtl.NewReg[uint32](b, "w_active", 11, 0)
@@ -188,13 +192,13 @@ func (g *GMMU) Eval() {
 		switch {
 		case answerEntry >= 0 && (doneWalker < 0 || g.age.At(answerEntry).Q() < g.wAge.At(doneWalker).Q()):
 			doneWalker = -1
-			w = Walk{g.vpn.At(answerEntry).Q(), g.who.At(answerEntry).Q()}
+			w = Walk{VPN: g.vpn.At(answerEntry).Q(), Requester: g.who.At(answerEntry).Q(), Write: g.write.At(answerEntry).Q() == 1}
 			g.state.At(answerEntry).Set(entryFree)
 			nextCount--
 			nextAnswers--
 		case doneWalker >= 0:
 			answerEntry = -1
-			w = Walk{g.wVPN.At(doneWalker).Q(), g.wWho.At(doneWalker).Q()}
+			w = Walk{VPN: g.wVPN.At(doneWalker).Q(), Requester: g.wWho.At(doneWalker).Q(), Write: g.wWrite.At(doneWalker).Q() == 1}
 			g.busy.At(doneWalker).Set(0)
 			nextActive--
 			nextAnswers += g.answerMerged(w.VPN)
@@ -222,6 +226,7 @@ func (g *GMMU) Eval() {
 			g.busy.At(w).Set(1)
 			g.wVPN.At(w).Set(v)
 			g.wWho.At(w).Set(g.who.At(e).Q())
+			g.wWrite.At(w).Set(g.write.At(e).Q())
 			g.wAge.At(w).Set(g.age.At(e).Q())
 			g.doneAt.At(w).Set(now + g.cfg.WalkCycles(g.pwcLookup(v)) - 1)
 			g.state.At(e).Set(entryFree)
@@ -247,6 +252,7 @@ func (g *GMMU) Eval() {
 		g.state.At(e).Set(st)
 		g.vpn.At(e).Set(r.VPN)
 		g.who.At(e).Set(r.Requester)
+		g.write.At(e).Set(b2u(r.Write))
 		g.age.At(e).Set(g.seq.Q())
 		g.seq.Set(g.seq.Q() + 1)
 		nextCount++
@@ -287,6 +293,13 @@ func (g *GMMU) forward(vpn uint64, held bool) {
 	} else if !held && g.outFwd.Q() {
 		g.outFwd.Set(false)
 	}
+}
+
+func b2u(v bool) uint8 {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 func setIfChanged(r *rtl.Reg[uint32], v uint32) {

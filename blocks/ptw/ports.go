@@ -9,13 +9,19 @@ import (
 type Walk struct {
 	VPN       uint64 // pte.VPNBits wide
 	Requester uint16 // returned unchanged with the result
+	// Write marks a store, returned unchanged with the result, so that the
+	// policy taking a remote result knows whether the access writes
+	// (UVMSmart Section III-C: a write migrates the page whatever its
+	// access count).
+	Write bool
 }
 
 // WalkBits is the packed width of a Walk.
-const WalkBits = pte.VPNBits + pte.RequesterBits
+const WalkBits = pte.RequestBits
 
-// Pack lays the walk out as {Requester, VPN}.
-func (w Walk) Pack() uint64 { return w.VPN | uint64(w.Requester)<<pte.VPNBits }
+// Pack lays the walk out as a translation request (pte.PackRequest):
+// {Write, Requester, VPN}.
+func (w Walk) Pack() uint64 { return pte.PackRequest(w.VPN, w.Requester, w.Write) }
 
 // PTEPort is a ready/valid channel whose header rides on Bits and whose
 // 64-bit PTE rides on a parallel wire (a port payload is at most 64 bits).

@@ -189,11 +189,11 @@ func small(pages int) Config {
 }
 
 func TestWalkLatency(t *testing.T) {
-	b := newBench(t, small(64), true, []request{{0, Walk{5, 77}}}, nil, nil)
+	b := newBench(t, small(64), true, []request{{0, Walk{VPN: 5, Requester: 77}}}, nil, nil)
 	b.runUntilResults(t, 1)
 	// Accepted in cycle 0, dispatched in 1, leaf PTE read in 1+100-1 = 100,
 	// result valid in 101.
-	assert.Equal(t, []result{{101, Walk{5, 77}, pte.Remote(0x1005), 101}}, b.sink.got)
+	assert.Equal(t, []result{{101, Walk{VPN: 5, Requester: 77}, pte.Remote(0x1005), 101}}, b.sink.got)
 	assert.Equal(t, Stats{Walks: 1}, b.gmmu.Stats())
 }
 
@@ -201,7 +201,7 @@ func TestMultiLevelWalkWithPageWalkCache(t *testing.T) {
 	cfg := GRITConfig()
 	cfg.Pages = 2048
 	// 3 and 9 share a 2 MB region, 600 is in the next one.
-	reqs := []request{{0, Walk{3, 1}}, {500, Walk{9, 2}}, {1000, Walk{600, 3}}}
+	reqs := []request{{0, Walk{VPN: 3, Requester: 1}}, {500, Walk{VPN: 9, Requester: 2}}, {1000, Walk{VPN: 600, Requester: 3}}}
 	b := newBench(t, cfg, true, reqs, nil, nil)
 	b.runUntilResults(t, 3)
 	// Four levels of 100 cycles on a page-walk cache miss, the leaf level
@@ -217,7 +217,7 @@ func TestMultiLevelWalkWithPageWalkCache(t *testing.T) {
 func TestWalkerSaturation(t *testing.T) {
 	var reqs []request
 	for i := range 65 {
-		reqs = append(reqs, request{0, Walk{uint64(i), uint16(i)}})
+		reqs = append(reqs, request{0, Walk{VPN: uint64(i), Requester: uint16(i)}})
 	}
 	b := newBench(t, small(128), true, reqs, nil, nil)
 	b.runUntilResults(t, 65)
@@ -226,7 +226,7 @@ func TestWalkerSaturation(t *testing.T) {
 	}
 	// The 65th, accepted in cycle 64, gets walker 0 in cycle 101, the cycle
 	// the first walk's result is out, and finishes 100 cycles later.
-	assert.Equal(t, result{201, Walk{64, 64}, pte.Remote(0x1000 + 64), 201}, b.sink.got[64])
+	assert.Equal(t, result{201, Walk{VPN: 64, Requester: 64}, pte.Remote(0x1000 + 64), 201}, b.sink.got[64])
 }
 
 func TestQueueFullBackPressure(t *testing.T) {
@@ -234,7 +234,7 @@ func TestQueueFullBackPressure(t *testing.T) {
 	cfg.Walkers, cfg.QueueDepth, cfg.LevelLatency = 2, 4, 10
 	var reqs []request
 	for i := range 7 {
-		reqs = append(reqs, request{0, Walk{uint64(i), uint16(i)}})
+		reqs = append(reqs, request{0, Walk{VPN: uint64(i), Requester: uint16(i)}})
 	}
 	b := newBench(t, cfg, false, reqs, nil, nil)
 	b.runUntilResults(t, 7)
@@ -245,23 +245,61 @@ func TestQueueFullBackPressure(t *testing.T) {
 }
 
 func TestConcurrentWalksOfOneVPNMerge(t *testing.T) {
-	reqs := []request{{0, Walk{7, 0}}, {0, Walk{7, 1}}, {0, Walk{7, 2}}, {0, Walk{8, 3}}}
+	reqs := []request{{0, Walk{VPN: 7, Requester: 0}}, {0, Walk{VPN: 7, Requester: 1}}, {0, Walk{VPN: 7, Requester: 2}}, {0, Walk{VPN: 8, Requester: 3}}}
 	b := newBench(t, small(64), true, reqs, nil, nil)
 	b.runUntilResults(t, 4)
 	want := []result{
-		{101, Walk{7, 0}, pte.Remote(0x1007), 101},
-		{102, Walk{7, 1}, pte.Remote(0x1007), 102}, // merged: answered one per cycle
-		{103, Walk{7, 2}, pte.Remote(0x1007), 103}, // after the walk of 7
-		{104, Walk{8, 3}, pte.Remote(0x1008), 104},
+		{101, Walk{VPN: 7, Requester: 0}, pte.Remote(0x1007), 101},
+		{102, Walk{VPN: 7, Requester: 1}, pte.Remote(0x1007), 102}, // merged: answered one per cycle
+		{103, Walk{VPN: 7, Requester: 2}, pte.Remote(0x1007), 103}, // after the walk of 7
+		{104, Walk{VPN: 8, Requester: 3}, pte.Remote(0x1008), 104},
 	}
 	assert.Empty(t, cmp.Diff(want, b.sink.got))
 	assert.Equal(t, Stats{Walks: 2, Merged: 2}, b.gmmu.Stats())
 }
 
+// Merging keeps each request's write bit: the walk of 7 is a store's, and
+// a load and a store merge into it; the walk of 9 is a load's, and a store
+// merges into it. Every result carries its own request's bit, with the
+// timing of TestConcurrentWalksOfOneVPNMerge: requests accepted in cycles
+// 0..5, walks dispatched the cycle after, 100 cycles each; merged requests
+// answered one per cycle after their walk.
+func TestWriteBitSurvivesWalkAndMerge(t *testing.T) {
+	reqs := []request{
+		{0, Walk{VPN: 7, Requester: 0, Write: true}},
+		{0, Walk{VPN: 7, Requester: 1}},
+		{0, Walk{VPN: 7, Requester: 2, Write: true}},
+		{0, Walk{VPN: 8, Requester: 3, Write: true}},
+		{0, Walk{VPN: 9, Requester: 4}},
+		{0, Walk{VPN: 9, Requester: 5, Write: true}},
+	}
+	b := newBench(t, small(64), true, reqs, nil, nil)
+	b.runUntilResults(t, 6)
+	want := []result{
+		{101, Walk{VPN: 7, Requester: 0, Write: true}, pte.Remote(0x1007), 101},
+		{102, Walk{VPN: 7, Requester: 1}, pte.Remote(0x1007), 102},
+		{103, Walk{VPN: 7, Requester: 2, Write: true}, pte.Remote(0x1007), 103},
+		{104, Walk{VPN: 8, Requester: 3, Write: true}, pte.Remote(0x1008), 104},
+		{105, Walk{VPN: 9, Requester: 4}, pte.Remote(0x1009), 105},
+		{106, Walk{VPN: 9, Requester: 5, Write: true}, pte.Remote(0x1009), 106},
+	}
+	assert.Empty(t, cmp.Diff(want, b.sink.got))
+	assert.Equal(t, []uint64{0, 1, 2, 3, 4, 5}, b.req.accepted)
+	assert.Equal(t, Stats{Walks: 3, Merged: 3}, b.gmmu.Stats())
+}
+
+// The packed walk keeps the write bit above the requester, as
+// pte.PackRequest lays it out.
+func TestPackedWalk(t *testing.T) {
+	assert.Equal(t, uint64(1)<<52|0xBEEF<<36|0x123, Walk{VPN: 0x123, Requester: 0xBEEF, Write: true}.Pack())
+	assert.Equal(t, uint64(0xBEEF)<<36|0x123, Walk{VPN: 0x123, Requester: 0xBEEF}.Pack())
+	assert.Equal(t, 53, WalkBits)
+}
+
 func TestUpdatePort(t *testing.T) {
 	ups := []update{{50, 5, pte.Local(9)}, {60, 1 << 30, pte.Local(1)}}
 	// The walk of 5 reads its PTE in cycle 100, after the update.
-	b := newBench(t, small(64), true, []request{{0, Walk{5, 0}}, {200, Walk{99, 1}}}, ups, nil)
+	b := newBench(t, small(64), true, []request{{0, Walk{VPN: 5, Requester: 0}}, {200, Walk{VPN: 99, Requester: 1}}}, ups, nil)
 	b.runUntilResults(t, 2)
 	assert.Equal(t, pte.Local(9), b.sink.got[0].PTE)
 	assert.Equal(t, pte.Local(9), b.gmmu.Read(5))
@@ -315,7 +353,7 @@ func TestRandomWalksAgainstReference(t *testing.T) {
 		at := uint64(0)
 		for i := range 600 {
 			at += uint64(rng.IntN(6))
-			reqs = append(reqs, request{at, Walk{rng.Uint64N(24) * 37 % 256, uint16(i)}})
+			reqs = append(reqs, request{at, Walk{VPN: rng.Uint64N(24) * 37 % 256, Requester: uint16(i), Write: rng.IntN(2) == 0}})
 		}
 		var ups []update
 		for at := uint64(0); at < 3000; at += uint64(1 + rng.IntN(15)) {
@@ -327,8 +365,9 @@ func TestRandomWalksAgainstReference(t *testing.T) {
 			b := newBench(t, cfg, skip, reqs, ups, stall)
 			b.runUntilResults(t, len(reqs))
 			logs[mode] = b.sink.got
-			// Every request is answered exactly once, with the PTE the table
-			// held when the result was read, and no faster than a walk.
+			// Every request is answered exactly once, with its own write bit
+			// and the PTE the table held when the result was read, and no
+			// faster than a walk.
 			seen := map[uint16]bool{}
 			for _, r := range b.sink.got {
 				require.False(t, seen[r.Walk.Requester], "requester %d answered twice", r.Walk.Requester)

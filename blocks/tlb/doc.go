@@ -5,10 +5,11 @@
 //
 // # Ports
 //
-//	Req       in   ready/valid Lookup{VPN, Requester}; Ready while the
-//	               response ring has room (always, for a ready consumer)
-//	Resp      out  ready/valid Response{VPN, Requester, Status} + PTE wire,
-//	               exactly HitLatency cycles after the lookup was accepted
+//	Req       in   ready/valid Lookup{VPN, Requester, Write}; Ready while
+//	               the response ring has room (always, for a ready consumer)
+//	Resp      out  ready/valid Response{VPN, Requester, Write, Status} + PTE
+//	               wire, exactly HitLatency cycles after the lookup was
+//	               accepted
 //	Fill      in   ready/valid VPN + PTE wire; always ready
 //	Inval     in   ready/valid Invalidate{VPN, All}; Ready while no
 //	               acknowledgement is pending
@@ -18,6 +19,14 @@
 //
 // The TLB does not chase misses itself: a Miss response sends the
 // requester to the next level (L2 TLB or GMMU walker), which fills the TLB.
+//
+// The Write bit of a lookup (a store) comes back in its response, for the
+// requester's walk and the access counters that tap the responses. A
+// store whose VPN hits a read-only entry (pte.PTE.ReadOnly) answers Miss
+// and counts as a miss: the entry stays and keeps serving loads, and the
+// store's walk reaches the policy, which decides what a write to that page
+// does (the zero-copy mappings of the um driver are read-only, since a
+// write migrates the page, UVMSmart Section III-C).
 //
 // Freezing follows the UM baseline of the UVMMU paper (Section II-A): after a
 // far fault the SM's L1 TLB is frozen and new translations stall until the

@@ -9,19 +9,30 @@ import (
 type Lookup struct {
 	VPN       uint64 // pte.VPNBits wide
 	Requester uint16 // returned unchanged in the response
+	// Write marks a store: it is returned in the response, and a hit on a
+	// read-only entry answers Miss.
+	Write bool
 }
 
 // LookupBits is the packed width of a Lookup.
-const LookupBits = pte.VPNBits + pte.RequesterBits
+const LookupBits = pte.RequestBits
 
-// Pack lays the lookup out as {Requester, VPN}.
-func (l Lookup) Pack() uint64 { return l.VPN | uint64(l.Requester)<<pte.VPNBits }
+// Pack lays the lookup out as a translation request (pte.PackRequest):
+// {Write, Requester, VPN}.
+func (l Lookup) Pack() uint64 { return pte.PackRequest(l.VPN, l.Requester, l.Write) }
+
+// UnpackLookup is the inverse of Lookup.Pack.
+func UnpackLookup(p uint64) Lookup {
+	vpn, who, write := pte.UnpackRequest(p)
+	return Lookup{VPN: vpn, Requester: who, Write: write}
+}
 
 // Status is a lookup's outcome.
 type Status uint8
 
 const (
-	// Miss: no entry for the VPN; the requester goes to the next level.
+	// Miss: no entry for the VPN, or a write hit a read-only entry; the
+	// requester goes to the next level.
 	Miss Status = iota
 	// Hit: Resp.PTE carries the entry.
 	Hit
@@ -37,15 +48,16 @@ func (s Status) String() string { return [...]string{"miss", "hit", "refused"}[s
 type Response struct {
 	VPN       uint64
 	Requester uint16
+	Write     bool // the lookup's
 	Status    Status
 }
 
 // ResponseBits is the packed width of a Response.
 const ResponseBits = LookupBits + 2
 
-// Pack lays the response out as {Status, Requester, VPN}.
+// Pack lays the response out as {Status, Write, Requester, VPN}.
 func (r Response) Pack() uint64 {
-	return Lookup{r.VPN, r.Requester}.Pack() | uint64(r.Status)<<LookupBits
+	return pte.PackRequest(r.VPN, r.Requester, r.Write) | uint64(r.Status)<<LookupBits
 }
 
 // ResponsePort is a ready/valid response with the PTE of a hit on a

@@ -182,9 +182,16 @@ func (t *TLB) Eval() {
 	if t.Req.Fire() {
 		active = true
 		l := t.Req.Bits.Get()
-		r := Response{VPN: l.VPN, Requester: l.Requester, Status: Miss}
+		r := Response{VPN: l.VPN, Requester: l.Requester, Write: l.Write, Status: Miss}
 		var e pte.PTE
-		switch hitWay = t.find(l.VPN); {
+		// A store that finds a read-only entry misses, as a protection
+		// fault would: it walks the page table and reaches the policy
+		// that owns the page (a zero-copy mapping is read-only, UVMSmart
+		// Section III-C, so the store migrates the page).
+		if hitWay = t.find(l.VPN); hitWay >= 0 && l.Write && t.entry.At(hitWay).Q().ReadOnly() {
+			hitWay = -1
+		}
+		switch {
 		case hitWay >= 0:
 			r.Status, e = Hit, t.entry.At(hitWay).Q()
 			t.hits.Set(t.hits.Q() + 1)

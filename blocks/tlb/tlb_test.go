@@ -43,10 +43,12 @@ func (h *harness) idle() {
 	h.tlb.InvalAck.Ready.Set(true)
 }
 
-func (h *harness) lookup(vpn uint64, who uint16) {
+func (h *harness) lookup(vpn uint64, who uint16) { h.send(Lookup{VPN: vpn, Requester: who}) }
+
+func (h *harness) send(l Lookup) {
 	require.True(h.t, h.tlb.Req.Ready.Get())
 	h.tlb.Req.Valid.Set(true)
-	h.tlb.Req.Bits.Set(Lookup{VPN: vpn, Requester: who})
+	h.tlb.Req.Bits.Set(l)
 }
 
 func (h *harness) fill(vpn uint64, e pte.PTE) {
@@ -78,7 +80,14 @@ func (h *harness) resp() (Response, pte.PTE, bool) {
 // ask looks vpn up and returns the response, checking it arrives exactly
 // HitLatency cycles after the lookup.
 func (h *harness) ask(vpn uint64) (Status, pte.PTE) {
-	h.lookup(vpn, 7)
+	r, e := h.askWrite(vpn, false)
+	return r.Status, e
+}
+
+// askWrite is ask for a load (write false) or a store (write true),
+// returning the whole response, whose write bit it checks.
+func (h *harness) askWrite(vpn uint64, write bool) (Response, pte.PTE) {
+	h.send(Lookup{VPN: vpn, Requester: 7, Write: write})
 	start := h.sim.Cycle()
 	for range h.tlb.cfg.HitLatency {
 		_, _, ok := h.resp()
@@ -89,8 +98,9 @@ func (h *harness) ask(vpn uint64) (Status, pte.PTE) {
 	require.True(h.t, ok, "no response %d cycles after the lookup in cycle %d", h.tlb.cfg.HitLatency, start)
 	require.Equal(h.t, vpn, r.VPN)
 	require.Equal(h.t, uint16(7), r.Requester)
+	require.Equal(h.t, write, r.Write, "the response carries the lookup's write bit")
 	h.step()
-	return r.Status, e
+	return r, e
 }
 
 func TestHitAndMissLatency(t *testing.T) {
@@ -221,6 +231,60 @@ func TestFrozenRefusesMissesButAnswersHits(t *testing.T) {
 	assert.Equal(t, Stats{Hits: 1, Misses: 1, Refused: 1, Fills: 1}, h.tlb.Stats())
 }
 
+// A store's lookup carries its write bit to the response, and a store that
+// hits a read-only entry answers Miss (counted as a miss) while loads keep
+// hitting it; the entry stays. Frozen, that store is refused like any miss.
+// L1 defaults: every response 1 cycle after its lookup.
+func TestWriteBitAndReadOnlyEntries(t *testing.T) {
+	h := newHarness(t, DefaultL1Config())
+	ro := pte.Remote(9).AsReadOnly()
+	h.fill(1, pte.Local(8))
+	h.step()
+	h.fill(2, ro)
+	h.step()
+	type answer struct {
+		Resp Response
+		PTE  pte.PTE
+	}
+	var got []answer
+	for _, a := range []struct {
+		vpn    uint64
+		write  bool
+		frozen bool
+	}{{1, true, false}, {2, false, false}, {2, true, false}, {2, true, true}, {2, false, true}, {3, true, false}} {
+		h.tlb.Frozen.Set(a.frozen)
+		r, e := h.askWrite(a.vpn, a.write)
+		got = append(got, answer{r, e})
+	}
+	want := []answer{
+		{Response{VPN: 1, Requester: 7, Write: true, Status: Hit}, pte.Local(8)},
+		{Response{VPN: 2, Requester: 7, Write: false, Status: Hit}, ro},
+		{Response{VPN: 2, Requester: 7, Write: true, Status: Miss}, 0},
+		{Response{VPN: 2, Requester: 7, Write: true, Status: Refused}, 0},
+		{Response{VPN: 2, Requester: 7, Write: false, Status: Hit}, ro},
+		{Response{VPN: 3, Requester: 7, Write: true, Status: Miss}, 0},
+	}
+	assert.Empty(t, cmp.Diff(want, got))
+	assert.Equal(t, uint64(2*6+2), h.sim.Cycle(), "two fills, then six lookups of one cycle plus the response cycle")
+	e, ok := h.tlb.Probe(2)
+	assert.True(t, ok)
+	assert.Equal(t, ro, e)
+	assert.Equal(t, Stats{Hits: 3, Misses: 2, Refused: 1, Fills: 2}, h.tlb.Stats())
+}
+
+// The packed lookup and response keep the write bit above the requester,
+// as pte.PackRequest lays it out.
+func TestPackedWriteBit(t *testing.T) {
+	l := Lookup{VPN: 0xF_FFFF_FFFF, Requester: 0xFFFF, Write: true}
+	assert.Equal(t, uint64(1)<<52|uint64(0xFFFF)<<36|0xF_FFFF_FFFF, l.Pack())
+	assert.Equal(t, l, UnpackLookup(l.Pack()))
+	assert.Equal(t, Lookup{VPN: 5, Requester: 3}, UnpackLookup(Lookup{VPN: 5, Requester: 3}.Pack()))
+	r := Response{VPN: 5, Requester: 3, Write: true, Status: Refused}
+	assert.Equal(t, uint64(Refused)<<53|1<<52|3<<36|5, r.Pack())
+	assert.Equal(t, 53, LookupBits)
+	assert.Equal(t, 55, ResponseBits)
+}
+
 func TestConfigValidate(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config
@@ -275,7 +339,7 @@ func (r *refTLB) cycle(look *Lookup, frozen bool, fill *refEntry, shot *Invalida
 	hitVPN := ^uint64(0)
 	if look != nil {
 		switch i := r.index(look.VPN); {
-		case i >= 0:
+		case i >= 0 && !(look.Write && r.sets[r.set(look.VPN)][i].PTE.ReadOnly()):
 			st, e, hitVPN = Hit, r.sets[r.set(look.VPN)][i].PTE, look.VPN
 		case frozen:
 			st = Refused
@@ -342,11 +406,14 @@ func TestRandomAgainstReferenceLRU(t *testing.T) {
 			var fill *refEntry
 			var shot *Invalidate
 			if rng.IntN(3) > 0 && h.tlb.Req.Ready.Get() {
-				look = &Lookup{VPN: rng.Uint64N(span), Requester: uint16(c)}
-				h.lookup(look.VPN, look.Requester)
+				look = &Lookup{VPN: rng.Uint64N(span), Requester: uint16(c), Write: rng.IntN(4) == 0}
+				h.send(*look)
 			}
 			if rng.IntN(3) == 0 {
 				fill = &refEntry{VPN: rng.Uint64N(span), PTE: pte.Local(rng.Uint64N(1 << 20))}
+				if rng.IntN(4) == 0 {
+					fill.PTE = pte.Remote(fill.PTE.Frame()).AsReadOnly()
+				}
 				h.fill(fill.VPN, fill.PTE)
 			}
 			if rng.IntN(40) == 0 && h.tlb.Inval.Ready.Get() {
@@ -357,7 +424,7 @@ func TestRandomAgainstReferenceLRU(t *testing.T) {
 			h.tlb.Frozen.Set(frozen)
 			st, e := ref.cycle(look, frozen, fill, shot)
 			if look != nil {
-				pending = append(pending, due{now + uint64(cfg.HitLatency), Response{look.VPN, look.Requester, st}, e})
+				pending = append(pending, due{now + uint64(cfg.HitLatency), Response{VPN: look.VPN, Requester: look.Requester, Write: look.Write, Status: st}, e})
 			}
 			if r, e, ok := h.resp(); ok {
 				require.NotEmpty(t, pending)

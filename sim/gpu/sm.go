@@ -69,7 +69,7 @@ type SM struct {
 
 	// Ports.
 	Launch   *rtl.Decoupled[Launch]     // from the dispatcher
-	TLBReq   *rtl.Decoupled[tlb.Lookup] // to the L1 TLB; Requester = warp slot
+	TLBReq   *rtl.Decoupled[tlb.Lookup] // to the L1 TLB; Requester = warp slot, Write = store
 	TLBResp  tlb.ResponsePort           // from the L1 TLB
 	Frozen   *rtl.Wire[bool]            // the L1 TLB's freeze input, observed
 	WalkReq  *rtl.Decoupled[ptw.Walk]   // misses to the GMMU; Requester = ID<<WarpBits | warp
@@ -217,21 +217,17 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 	return m, nil
 }
 
-func unpackLookup(e uint64) tlb.Lookup {
-	return tlb.Lookup{VPN: e & (1<<pte.VPNBits - 1), Requester: uint16(e >> pte.VPNBits)}
-}
-
 // Drive presents the translation queue's head, the walk and data requests
 // and the occupancy.
 func (m *SM) Drive() {
 	fill := m.tqFill.Q()
 	m.TLBReq.Valid.Set(fill > 0)
 	if fill > 0 {
-		m.TLBReq.Bits.Set(unpackLookup(m.tq.At(int(m.tqHead.Q())).Q()))
+		m.TLBReq.Bits.Set(tlb.UnpackLookup(m.tq.At(int(m.tqHead.Q())).Q()))
 	}
 	m.WalkReq.Valid.Set(m.missValid.Q())
-	l := unpackLookup(m.miss.Q())
-	m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester})
+	l := tlb.UnpackLookup(m.miss.Q())
+	m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester, Write: l.Write})
 	m.DataReq.Valid.Set(m.dreqValid.Q())
 	d := m.dreq.Q()
 	m.DataReq.Bits.Set(DataReq{Warp: uint8(d & (MaxWarps - 1)), Lines: uint8(d >> WarpBits)})
@@ -273,7 +269,7 @@ func (m *SM) Eval() {
 	}
 	if m.TLBResp.Fire() {
 		r := m.TLBResp.Bits.Get()
-		l := tlb.Lookup{VPN: r.VPN, Requester: r.Requester}
+		l := tlb.Lookup{VPN: r.VPN, Requester: r.Requester, Write: r.Write}
 		switch r.Status {
 		case tlb.Hit:
 			inflight--
@@ -307,7 +303,7 @@ func (m *SM) Eval() {
 			head = uint32(m.cfg.TranslateQueue)
 		}
 		head--
-		m.tq.At(int(head)).Set(tlb.Lookup{VPN: w.VPN, Requester: w.Requester & (MaxWarps - 1)}.Pack())
+		m.tq.At(int(head)).Set(tlb.Lookup{VPN: w.VPN, Requester: w.Requester & (MaxWarps - 1), Write: w.Write}.Pack())
 		fill++
 		inflight--
 	}
@@ -367,12 +363,15 @@ func (m *SM) Eval() {
 			m.issued.Set(m.issued.Q() + 1)
 			m.memIssued.Set(m.memIssued.Q() + 1)
 			pages, lines := m.coalesce(op)
+			// A store's lookups carry the write bit through the TLB and
+			// the walk to the policy and the access counters.
+			store := op.Kind == workload.OpStore
 			for _, p := range m.pages[:pages] {
-				push(tlb.Lookup{VPN: p, Requester: uint16(w)}.Pack())
+				push(tlb.Lookup{VPN: p, Requester: uint16(w), Write: store}.Pack())
 			}
 			m.pending.At(w).Set(uint8(pages))
 			m.lines.At(w).Set(uint8(lines))
-			if op.Kind == workload.OpStore {
+			if store {
 				loading &^= bit
 			} else {
 				loading |= bit

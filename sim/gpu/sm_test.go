@@ -39,12 +39,15 @@ func access(kind workload.OpKind, addrs ...uint64) workload.Op {
 
 // walker stands in for the GMMU: every miss is resolved after a fixed
 // latency with a local PTE (frame = VPN), which it installs in the SM's L1
-// TLB and sends back on the SM's replay port in the same cycle.
+// TLB and sends back on the SM's replay port in the same cycle. It logs the
+// walk requests it takes and the L1 TLB's responses it sees.
 type walker struct {
 	rtl.Base
 	sm      *SM
 	fill    tlb.FillPort
 	latency uint64
+	walks   []ptw.Walk
+	resps   []tlb.Response
 
 	walk  *rtl.Vec[ptw.Walk] // FIFO of misses being walked
 	due   *rtl.Vec[uint64]   // cycle each one is resolved
@@ -64,6 +67,7 @@ func newWalker(s *rtl.Sim, sm *SM, t *tlb.TLB, latency uint64) *walker {
 	sm.WalkReq.Consumer(&w.Base)
 	sm.Replay.Producer(&w.Base)
 	w.fill.Producer(&w.Base)
+	w.Base.Listen(t.Resp.Valid, t.Resp.Ready, t.Resp.Bits)
 	return w
 }
 
@@ -87,7 +91,11 @@ func (w *walker) Eval() {
 		count--
 		w.head.Set(head)
 	}
+	if w.sm.TLBResp.Fire() {
+		w.resps = append(w.resps, w.sm.TLBResp.Bits.Get())
+	}
 	if w.sm.WalkReq.Fire() {
+		w.walks = append(w.walks, w.sm.WalkReq.Bits.Get())
 		t := int((head + count) % walkerDepth)
 		w.walk.At(t).Set(w.sm.WalkReq.Bits.Get())
 		w.due.At(t).Set(now + w.latency)
@@ -106,11 +114,12 @@ func (w *walker) Eval() {
 // bench is SMs with their L1 TLBs, the dispatcher, GPU DRAM and a
 // fixed-latency walker per SM standing in for the GMMU.
 type bench struct {
-	sim  *rtl.Sim
-	sms  []*SM
-	tlbs []*tlb.TLB
-	disp *Dispatcher
-	mem  *Memory
+	sim     *rtl.Sim
+	sms     []*SM
+	tlbs    []*tlb.TLB
+	walkers []*walker
+	disp    *Dispatcher
+	mem     *Memory
 }
 
 func newBench(t *testing.T, nSM, warps int, sched Scheduler, walkLatency uint64, phases []workload.Phase, skip bool) *bench {
@@ -124,7 +133,7 @@ func newBench(t *testing.T, nSM, warps int, sched Scheduler, walkLatency uint64,
 		require.NoError(t, err)
 		m, err := NewSM(s, path, i, SMConfig{Warps: warps, Scheduler: sched, LineBytes: 128, TranslateQueue: 2080}, kernels, PortsOf(l1))
 		require.NoError(t, err)
-		newWalker(s, m, l1, walkLatency)
+		b.walkers = append(b.walkers, newWalker(s, m, l1, walkLatency))
 		b.sms = append(b.sms, m)
 		b.tlbs = append(b.tlbs, l1)
 	}
@@ -172,6 +181,14 @@ func TestSMOneWarpExactCycles(t *testing.T) {
 		assert.Equal(t, uint64(137), b.run(t), "skip idle %v", skip)
 		assert.Equal(t, Stats{Issued: 3, MemIssued: 2, Lookups: 4, Misses: 2}, b.sms[0].Stats())
 		assert.Equal(t, uint64(128), b.mem.Bytes())
+		// The store's lookups, its walk and its replayed lookup carry the
+		// write bit; the load's do not.
+		load, store := uint64(1<<32)>>PageShift, uint64(1<<32+4096)>>PageShift
+		assert.Equal(t, []ptw.Walk{{VPN: load}, {VPN: store, Write: true}}, b.walkers[0].walks)
+		assert.Equal(t, []tlb.Response{
+			{VPN: load, Status: tlb.Miss}, {VPN: load, Status: tlb.Hit},
+			{VPN: store, Write: true, Status: tlb.Miss}, {VPN: store, Write: true, Status: tlb.Hit},
+		}, b.walkers[0].resps)
 	}
 }
 

@@ -28,16 +28,23 @@ import (
 //   - Every translated access is counted where the GMMU's access counters
 //     count it, at the L1 TLB lookup (UVMSmart Section IV): the driver taps
 //     the L1 TLBs' response ports and counts each hit, local or remote, in
-//     sim/uvm (Count: the 64 KB block's access counter, LFU, recency). A
-//     miss is counted at the hit of its replayed lookup, so each access
-//     counts once.
+//     sim/uvm (Count: the 64 KB block's access counter, LFU, recency),
+//     with the response's write bit, so that LFU eviction knows the 2 MB
+//     regions that were written and prefers read-only ones (Section IV,
+//     "Access Counter Based Page Replacement"). A miss is counted at the
+//     hit of its replayed lookup, so each access counts once.
 //   - A walk that finds a remote PTE comes to the driver. If the page is in
-//     host memory and the menu says to serve the read remotely (sim/uvm
-//     Decide on the block's counter with this access included: remote
-//     access mode, Eq. 1), it is a zero-copy access: the reply comes after
-//     the remote access latency (200 cycles, UVMSmart Table I) plus the
-//     128 B line's wire time, with the remote PTE, which the router
-//     installs in the SM's L1 TLB.
+//     host memory, the access is a read and the menu says to serve it
+//     remotely (sim/uvm Decide on the block's counter with this access
+//     included: remote access mode, Eq. 1), it is a zero-copy access: the
+//     reply comes after the remote access latency (200 cycles, UVMSmart
+//     Table I) plus the 128 B line's wire time, with the remote PTE marked
+//     read-only, which the router installs in the SM's L1 TLB. A write
+//     always migrates (Section III-C: the page is invalidated in host
+//     memory and copied to the device exclusively): a store walks with its
+//     write bit and becomes a far fault whatever the count, and a store
+//     that finds a zero-copy mapping in its L1 TLB misses on the read-only
+//     bit, walks, and faults the same way.
 //   - Otherwise it is a far fault into the fault buffer, and the faulting
 //     SM's L1 TLB is frozen (new misses are refused) until every fault of
 //     that SM is resolved.
@@ -499,7 +506,9 @@ func (d *umDriver) Drive() {
 	w := d.reqWalk.At(i).Q()
 	d.migrated.Bits.Set(w)
 	if d.repRemote.Q() {
-		d.migrated.PTE.Set(pte.Remote(w.VPN))
+		// Read-only: a store through the mapping misses in the L1 TLB and
+		// comes back here as a write, which migrates the page.
+		d.migrated.PTE.Set(pte.Remote(w.VPN).AsReadOnly())
 	} else {
 		d.migrated.PTE.Set(pte.Local(w.VPN - d.base))
 	}
@@ -529,7 +538,7 @@ func (d *umDriver) Eval() {
 		busy = true
 		if res := r.Bits.Get(); r.Ready.Get() && res.Status == tlb.Hit {
 			if page := int(res.VPN - d.base); d.pageState(page) != pageFixed {
-				if err := d.menu.Count(page, false); err != nil {
+				if err := d.menu.Count(page, res.Write); err != nil {
 					panic(fmt.Sprintf("%s: %v", d.Path(), err))
 				}
 			}
@@ -544,7 +553,7 @@ func (d *umDriver) Eval() {
 		if d.pageState(page) == pageRemote {
 			c := d.menu.Counters().Get(page / uvm.PagesPerBlock)
 			c.Count = min(c.Count+1, accessctr.MaxCount)
-			if d.menu.Decide(c, false) == uvm.Remote {
+			if d.menu.Decide(c, w.Write) == uvm.Remote {
 				kind = entryZeroCopy
 				d.reqDue.At(i).Set(now + d.remoteCycles)
 			}

@@ -367,3 +367,140 @@ func TestUVMSmartIdleSkippingIsExact(t *testing.T) {
 	assert.Equal(t, uint64(512), on.Result.Evictions)
 	assert.Empty(t, cmp.Diff(on, run(false)))
 }
+
+// store is a one-lane 4-byte store to page p of block b of allocation a.
+func (r *regions) store(a, b, p int) workload.Op {
+	op := r.load(a, b, p)
+	op.Kind = workload.OpStore
+	return op
+}
+
+// A write always migrates (UVMSmart Section III-C), a read of the same cold
+// block is served remotely. uvmsmart defaults (adaptive, t_s = 8), two 2 MB
+// allocations at 100% (capacity 1,024 pages). One warp reads blocks 0, 1, 2
+// and 4 of a: four faults, the tree fills blocks 0-7 (128 pages), and the
+// threshold becomes t = 1 + 8*128/1024 = 2. Then one access to page 0 of
+// block 16, whose count with it is 1 < 2:
+//
+//   - a load is a zero-copy access: no fault, nothing moves;
+//   - a store is a far fault: block 16 migrates (16 pages; node{16-17}
+//     holds 16 of 32 pages, not more than half, so the tree adds nothing).
+//
+// Either way the access is counted once, at its L1 TLB hit.
+func TestWriteMigratesWhereReadIsRemote(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		op                   func(a, b, p int) workload.Op
+		remote, faults, migr uint64
+		blocks               []int
+	}{
+		{"load", nil, 1, 4, 128, []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		{"store", nil, 0, 5, 144, []int{0, 1, 2, 3, 4, 5, 6, 7, 16}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wl := newRegions(2)
+			access := wl.load(0, 16, 0)
+			if tc.name == "store" {
+				access = wl.store(0, 16, 0)
+			}
+			wl.scripts = [][]workload.Op{append(wl.touch(0, 0, 1, 2, 4), access)}
+			r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100), wl)
+			assert.Equal(t, tc.remote, um.RemoteAccesses())
+			assert.Equal(t, tc.faults, r.FarFaults)
+			assert.Equal(t, tc.migr, r.Migrations)
+			assert.Equal(t, tc.blocks, residentBlocks(t, um, 0))
+			assert.Equal(t, uint32(1), um.Menu().Counters().Get(16).Count)
+		})
+	}
+}
+
+// A page read remotely and then written migrates: the zero-copy reply
+// installs the remote PTE read-only, so the store misses on it in the L1
+// TLB, walks, and reaches the driver as a write. uvmsmart with remote =
+// always (t_s = 8 from the start, UVMSmart Section VI "Always"); page 0 of
+// a's block 0 is accessed twice:
+//
+//   - load, load: the first is a zero-copy access (count 1 < 8) and
+//     installs the mapping; the second hits it and is served remotely
+//     without walking. No fault, nothing moves.
+//   - load, store: the load as before; the store misses on the read-only
+//     mapping and faults although the count (2) is under t_s: block 0
+//     migrates (16 pages; node{0-1} holds 16 of 32, not more than half),
+//     and the fetch shoots the zero-copy mapping down.
+//
+// Both accesses are counted, each at its L1 TLB hit (the store's at the hit
+// of its replayed lookup, once the page is local).
+func TestZeroCopyReadThenWriteMigrates(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		store        bool
+		faults, migr uint64
+		blocks       []int
+	}{
+		{"load-load", false, 0, 0, nil},
+		{"load-store", true, 1, 16, []int{0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wl := newRegions(1)
+			second := wl.load(0, 0, 0)
+			if tc.store {
+				second = wl.store(0, 0, 0)
+			}
+			wl.scripts = [][]workload.Op{{wl.load(0, 0, 0), second}}
+			r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100, "uvmsmart.remote=always"), wl)
+			assert.Equal(t, uint64(1), um.RemoteAccesses())
+			assert.Equal(t, tc.faults, r.FarFaults)
+			assert.Equal(t, tc.migr, r.Migrations)
+			assert.Equal(t, tc.blocks, residentBlocks(t, um, 0))
+			assert.Equal(t, uint32(2), um.Menu().Counters().Get(0).Count)
+		})
+	}
+}
+
+// LFU 2 MB eviction prefers a read-only region to a written one with the
+// same count (UVMSmart Section IV, "Access Counter Based Page
+// Replacement"). Three 2 MB allocations at 150% (two regions fit); one warp
+// fills b with the tree's fill sequence, then a, six accesses each, then
+// reads c's block 0, which evicts a whole region. b is the least recently
+// used region.
+//
+//   - lru2m: b goes, whatever its accesses.
+//   - lfu2m, b filled by stores: a and b both count 6; a was only read,
+//     b written, so a goes although b is older.
+//   - lfu2m, b filled by loads: equal counts and kinds fall back to LRU:
+//     b goes.
+//
+// Each eviction writes one region back (512 pages); every fill migrates a
+// region (512 pages each) and c's block 0 16 pages.
+func TestLFUEvictsReadOnlyRegionFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name, eviction string
+		stores         bool
+		a, b           int // resident blocks of a and b at the end
+	}{
+		{"lru2m-written", uvm.EvictLRU2M, true, 32, 0},
+		{"lfu2m-written", uvm.EvictLFU2M, true, 0, 32},
+		{"lfu2m-read", uvm.EvictLFU2M, false, 32, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wl := newRegions(3)
+			var ops []workload.Op
+			for _, b := range fillSequence {
+				if tc.stores {
+					ops = append(ops, wl.store(1, b, 0))
+				} else {
+					ops = append(ops, wl.load(1, b, 0))
+				}
+			}
+			ops = append(ops, wl.touch(0, fillSequence...)...)
+			wl.scripts = [][]workload.Op{append(ops, wl.touch(2, 0)...)}
+			r, um := runMicro(t, microConfig(t, "um", 1, 150, "um.eviction="+tc.eviction), wl)
+			assert.Len(t, residentBlocks(t, um, 0), tc.a, "a")
+			assert.Len(t, residentBlocks(t, um, 1), tc.b, "b")
+			assert.Equal(t, []int{0}, residentBlocks(t, um, 2), "c")
+			assert.Equal(t, uint64(512), r.Evictions)
+			assert.Equal(t, uint64(512+512+16), r.Migrations)
+			assert.Equal(t, []uint32{6, 6, 1}, regionCounts(um, 3))
+		})
+	}
+}
