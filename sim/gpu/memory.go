@@ -6,26 +6,42 @@ import (
 	"github.com/uvmmu/uvmmu/rtl"
 )
 
-// MemoryConfig is the GPU DRAM data path's timing.
+// MemoryConfig is the data path's timing.
 type MemoryConfig struct {
 	SMs       int
 	Warps     int    // per SM: at most one load per warp is in flight
 	LineBytes int    // bytes per requested line
-	Latency   uint64 // cycles from the end of the transfer to the response
+	Latency   uint64 // GPU DRAM: cycles from the end of the transfer to the response
 	// ByteTime is the time one byte occupies the DRAM channels, in
 	// 2^-FixedPointBits cycles (config.TransferTime).
 	ByteTime uint64
+	// RemoteLatency and RemoteByteTime time a zero-copy load (DataReq.Remote)
+	// the same way over the host link: the remote access latency (UVMSmart
+	// Table I, 200 cycles) after the lines have crossed PCIe at its
+	// bandwidth. The policy that maps pages zero-copy sets them
+	// (SetRemoteTiming); zero RemoteByteTime means none does, and such a
+	// request is then an error of the system's composition.
+	RemoteLatency  uint64
+	RemoteByteTime uint64
 }
 
 // FixedPointBits is the fraction width of ByteTime.
 const FixedPointBits = 16
 
-// Memory is the GPU DRAM as the SMs' loads see it (SPEC 6.3): a fixed access
-// latency after a shared bandwidth budget. Requests from all SMs are
-// accepted every cycle and served in SM order within a cycle; each SM's
-// responses come back in request order from its own in-flight FIFO, one per
-// cycle. The DRAM holds no data values: the model times accesses, and the
+// Memory is the data path as the SMs' loads see it (SPEC 6.3): GPU DRAM, a
+// fixed access latency after a shared bandwidth budget, and, for loads of
+// zero-copy pages, host memory over PCIe, timed the same way with the
+// link's bandwidth and the remote access latency. Requests from all SMs are
+// accepted every cycle and served in SM order within a cycle. Each SM has a
+// response FIFO per source, so a remote load does not hold back the local
+// loads behind it; a due local response goes first, one per cycle. The
+// memories hold no data values: the model times accesses, and the
 // invariant checker follows where every page-group lives.
+//
+// The zero-copy lines have their own bandwidth budget: they do not queue
+// behind page migrations in the PCIe link block. The UVMSmart simulator
+// charges a zero-copy access its 200 cycles alone (gpu-sim.cc,
+// get_ready_cycle_dma); the model adds the lines' wire time.
 type Memory struct {
 	rtl.Base
 
@@ -34,12 +50,63 @@ type Memory struct {
 
 	cfg MemoryConfig
 
-	busy  *rtl.Reg[uint64] // fixed-point cycle at which the channels are next free
-	due   []*rtl.Vec[uint64]
-	tag   []*rtl.Vec[uint64] // DataReq.Pack()
-	head  []*rtl.Reg[uint8]
-	fill  []*rtl.Reg[uint8]
-	bytes *rtl.Reg[uint64] // bytes served, for reports
+	busy        *rtl.Reg[uint64] // fixed-point cycle at which the DRAM channels are next free
+	remoteBusy  *rtl.Reg[uint64] // the same for the zero-copy lines on the link
+	local       []respFIFO
+	remote      []respFIFO
+	bytes       *rtl.Reg[uint64] // bytes served from GPU DRAM, for reports
+	remoteLoads *rtl.Reg[uint64] // zero-copy loads served, for reports
+}
+
+// respFIFO holds one SM's responses of one source in request order, each
+// with the cycle it is due.
+type respFIFO struct {
+	due  *rtl.Vec[uint64]
+	tag  *rtl.Vec[uint64] // DataReq.Pack()
+	head *rtl.Reg[uint8]
+	fill *rtl.Reg[uint8]
+}
+
+func newRespFIFO(b *rtl.Base, name string, depth int) respFIFO {
+	return respFIFO{
+		due:  rtl.NewVec[uint64](b, name+".due", depth, 64, 0),
+		tag:  rtl.NewVec[uint64](b, name+".tag", depth, DataReqWidth, 0),
+		head: rtl.NewReg[uint8](b, name+".head", WarpBits, 0),
+		fill: rtl.NewReg[uint8](b, name+".fill", WarpBits+1, 0),
+	}
+}
+
+// ready reports whether the head is due at now.
+func (f *respFIFO) ready(now uint64) bool {
+	return f.fill.Q() > 0 && f.due.At(int(f.head.Q())).Q() <= now
+}
+
+// headDue is the head's due cycle, rtl.Never when empty.
+func (f *respFIFO) headDue() uint64 {
+	if f.fill.Q() == 0 {
+		return rtl.Never
+	}
+	return f.due.At(int(f.head.Q())).Q()
+}
+
+// step pops the head if popped and appends tag due at due if push.
+func (f *respFIFO) step(popped, push bool, due, tag uint64) {
+	depth := f.due.Len()
+	h, fill := int(f.head.Q()), int(f.fill.Q())
+	if popped {
+		h = (h + 1) % depth
+		fill--
+		f.head.Set(uint8(h))
+	}
+	if push {
+		t := (h + fill) % depth
+		f.due.At(t).Set(due)
+		f.tag.At(t).Set(tag)
+		fill++
+	}
+	if fill != int(f.fill.Q()) {
+		f.fill.Set(uint8(fill))
+	}
 }
 
 // NewMemory connects to every SM's data ports.
@@ -61,75 +128,104 @@ func NewMemoryOn(s *rtl.Sim, path string, cfg MemoryConfig, reqs, resps []*rtl.D
 	s.Add(m, path)
 	b := &m.Base
 	m.busy = rtl.NewReg[uint64](b, "busy", 64, 0)
+	m.remoteBusy = rtl.NewReg[uint64](b, "remote_busy", 64, 0)
 	m.bytes = rtl.NewReg[uint64](b, "bytes", 64, 0)
+	m.remoteLoads = rtl.NewReg[uint64](b, "remote_loads", 64, 0)
 	for i := range reqs {
-		m.due = append(m.due, rtl.NewVec[uint64](b, fmt.Sprintf("sm%d.due", i), cfg.Warps, 64, 0))
-		m.tag = append(m.tag, rtl.NewVec[uint64](b, fmt.Sprintf("sm%d.tag", i), cfg.Warps, DataReqWidth, 0))
-		m.head = append(m.head, rtl.NewReg[uint8](b, fmt.Sprintf("sm%d.head", i), WarpBits, 0))
-		m.fill = append(m.fill, rtl.NewReg[uint8](b, fmt.Sprintf("sm%d.fill", i), WarpBits+1, 0))
+		m.local = append(m.local, newRespFIFO(b, fmt.Sprintf("sm%d.local", i), cfg.Warps))
+		m.remote = append(m.remote, newRespFIFO(b, fmt.Sprintf("sm%d.remote", i), cfg.Warps))
 		m.Req[i].Consumer(b)
 		m.Resp[i].Producer(b)
 	}
 	return m, nil
 }
 
-// Drive presents each SM's oldest response once it is due.
+// SetRemoteTiming sets the zero-copy load timing (MemoryConfig's
+// RemoteLatency and RemoteByteTime); it is part of building the system,
+// before the simulation is reset.
+func (m *Memory) SetRemoteTiming(latency, byteTime uint64) {
+	m.cfg.RemoteLatency, m.cfg.RemoteByteTime = latency, byteTime
+}
+
+// Drive presents each SM's oldest due response, a local one first.
 func (m *Memory) Drive() {
 	now := m.Now()
 	for i, r := range m.Resp {
 		m.Req[i].Ready.Set(true)
-		h := int(m.head[i].Q())
-		ok := m.fill[i].Q() > 0 && m.due[i].At(h).Q() <= now
-		r.Valid.Set(ok)
-		if ok {
-			t := m.tag[i].At(h).Q()
-			r.Bits.Set(DataReq{Warp: uint8(t & (MaxWarps - 1)), Lines: uint8(t >> WarpBits)})
+		f := m.pick(i, now)
+		r.Valid.Set(f != nil)
+		if f != nil {
+			r.Bits.Set(UnpackDataReq(f.tag.At(int(f.head.Q())).Q()))
 		}
 	}
+}
+
+// pick is the FIFO whose head SM i is offered at now, or nil.
+func (m *Memory) pick(i int, now uint64) *respFIFO {
+	switch {
+	case m.local[i].ready(now):
+		return &m.local[i]
+	case m.remote[i].ready(now):
+		return &m.remote[i]
+	}
+	return nil
 }
 
 // Eval retires delivered responses and schedules new requests.
 func (m *Memory) Eval() {
 	now := m.Now()
-	busy := m.busy.Q()
-	served := uint64(0)
+	busy, remoteBusy := m.busy.Q(), m.remoteBusy.Q()
+	served, remoteLoads := uint64(0), uint64(0)
 	wake := rtl.Never
 	active := false
 	for i, r := range m.Req {
-		h, fill := int(m.head[i].Q()), int(m.fill[i].Q())
+		var popped *respFIFO
 		if m.Resp[i].Fire() {
-			h = (h + 1) % m.cfg.Warps
-			fill--
-			m.head[i].Set(uint8(h))
+			popped = m.pick(i, now)
 			active = true
 		}
+		var req DataReq
 		if r.Fire() {
-			req := r.Bits.Get()
-			n := uint64(req.Lines) * uint64(m.cfg.LineBytes)
-			busy = max(busy, now<<FixedPointBits) + n*m.cfg.ByteTime
-			due := (busy+1<<FixedPointBits-1)>>FixedPointBits + m.cfg.Latency
-			t := (h + fill) % m.cfg.Warps
-			m.due[i].At(t).Set(due)
-			m.tag[i].At(t).Set(req.Pack())
-			fill++
-			served += n
+			req = r.Bits.Get()
 			active = true
 		}
-		if fill != int(m.fill[i].Q()) {
-			m.fill[i].Set(uint8(fill))
+		n := uint64(req.Lines) * uint64(m.cfg.LineBytes)
+		var due uint64
+		switch {
+		case !r.Fire():
+		case req.Remote:
+			if m.cfg.RemoteByteTime == 0 {
+				panic(fmt.Sprintf("%s: SM %d sent a zero-copy load, but no policy set the remote timing", m.Path(), i))
+			}
+			remoteBusy = max(remoteBusy, now<<FixedPointBits) + n*m.cfg.RemoteByteTime
+			due = (remoteBusy+1<<FixedPointBits-1)>>FixedPointBits + m.cfg.RemoteLatency
+			remoteLoads++
+		default:
+			busy = max(busy, now<<FixedPointBits) + n*m.cfg.ByteTime
+			due = (busy+1<<FixedPointBits-1)>>FixedPointBits + m.cfg.Latency
+			served += n
 		}
-		if fill > 0 && !active {
-			wake = min(wake, m.due[i].At(h).Q())
+		m.local[i].step(popped == &m.local[i], r.Fire() && !req.Remote, due, req.Pack())
+		m.remote[i].step(popped == &m.remote[i], r.Fire() && req.Remote, due, req.Pack())
+		if !active {
+			wake = min(wake, m.local[i].headDue(), m.remote[i].headDue())
 		}
 	}
 	if served > 0 {
 		m.busy.Set(busy)
 		m.bytes.Set(m.bytes.Q() + served)
 	}
+	if remoteLoads > 0 {
+		m.remoteBusy.Set(remoteBusy)
+		m.remoteLoads.Set(m.remoteLoads.Q() + remoteLoads)
+	}
 	if !active && wake > now+1 {
 		m.SleepUntil(wake)
 	}
 }
 
-// Bytes is the number of bytes served so far.
+// Bytes is the number of bytes served from GPU DRAM so far.
 func (m *Memory) Bytes() uint64 { return m.bytes.Q() }
+
+// RemoteLoads is the number of zero-copy loads served so far.
+func (m *Memory) RemoteLoads() uint64 { return m.remoteLoads.Q() }

@@ -85,3 +85,40 @@ func TestMemoryRandom(t *testing.T) {
 	}
 	assert.Equal(t, sent, got)
 }
+
+// A zero-copy load does not hold back a later local one of the same SM.
+// The remote load of warp 1 (one 128 B line) is accepted in cycle 0: its
+// line takes 128 x 0.1 = 12.8 cycles on the link, rounded up to 13, then
+// 200 cycles of remote latency: due at 213. The local load of warp 2,
+// accepted in cycle 1, takes 1 cycle of DRAM time and 100 of latency: due
+// at 102, so it is answered first.
+func TestMemoryRemoteDoesNotBlockLocal(t *testing.T) {
+	s, m, reqs, resps := memBench(t, 1, 1<<FixedPointBits/128)
+	m.SetRemoteTiming(200, 1<<FixedPointBits/10)
+	reqs[0].Valid.Set(true)
+	reqs[0].Bits.Set(DataReq{Warp: 1, Lines: 1, Remote: true})
+	require.NoError(t, s.Step())
+	reqs[0].Bits.Set(DataReq{Warp: 2, Lines: 1})
+	require.NoError(t, s.Step())
+	reqs[0].Valid.Set(false)
+	var got []DataReq
+	var at []uint64
+	for s.Cycle() < 300 {
+		if resps[0].Valid.Get() {
+			got = append(got, resps[0].Bits.Get())
+			at = append(at, s.Cycle())
+		}
+		require.NoError(t, s.Step())
+	}
+	assert.Equal(t, []DataReq{{Warp: 2, Lines: 1}, {Warp: 1, Lines: 1, Remote: true}}, got)
+	assert.Equal(t, []uint64{102, 213}, at)
+	assert.Equal(t, uint64(1), m.RemoteLoads())
+	assert.Equal(t, uint64(128), m.Bytes())
+}
+
+func TestDataReqPackRoundTrip(t *testing.T) {
+	for _, d := range []DataReq{{Warp: 0, Lines: 1}, {Warp: 63, Lines: 64, Remote: true}, {Warp: 5, Lines: 127}} {
+		assert.Equal(t, d, UnpackDataReq(d.Pack()))
+		assert.Less(t, d.Pack(), uint64(1)<<DataReqWidth)
+	}
+}

@@ -16,18 +16,32 @@ const WarpBits = 6
 // MaxWarps is the largest warps-per-SM the slot masks can hold.
 const MaxWarps = 1 << WarpBits
 
-// DataReq is a load's data request to GPU DRAM: all distinct lines of one
-// warp instruction, sent once every page of it is translated.
+// DataReq is a load's data request: all distinct lines of one warp
+// instruction, sent once every page of it is translated. Remote marks a
+// load that touches a page mapped zero-copy in host memory: its lines
+// cross PCIe (UVMSmart Section IV, remote access).
 type DataReq struct {
-	Warp  uint8
-	Lines uint8 // 1..64: 32 lanes, each touching at most two lines
+	Warp   uint8
+	Lines  uint8 // 1..64: 32 lanes, each touching at most two lines
+	Remote bool
 }
 
 // DataReqWidth is DataReq's packed width.
-const DataReqWidth = WarpBits + 7
+const DataReqWidth = WarpBits + 7 + 1
 
-// Pack places the line count above the warp slot.
-func (d DataReq) Pack() uint64 { return uint64(d.Lines)<<WarpBits | uint64(d.Warp) }
+// Pack lays the request out as {Remote, Lines, Warp} from the top bit down.
+func (d DataReq) Pack() uint64 {
+	p := uint64(d.Lines)<<WarpBits | uint64(d.Warp)
+	if d.Remote {
+		p |= 1 << (WarpBits + 7)
+	}
+	return p
+}
+
+// UnpackDataReq is Pack's inverse.
+func UnpackDataReq(p uint64) DataReq {
+	return DataReq{Warp: uint8(p & (MaxWarps - 1)), Lines: uint8(p >> WarpBits & 127), Remote: p>>(WarpBits+7)&1 != 0}
+}
 
 // Launch asks an SM to start one thread block of a kernel.
 type Launch struct {

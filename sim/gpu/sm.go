@@ -74,8 +74,8 @@ type SM struct {
 	Frozen   *rtl.Wire[bool]            // the L1 TLB's freeze input, observed
 	WalkReq  *rtl.Decoupled[ptw.Walk]   // misses to the GMMU; Requester = ID<<WarpBits | warp
 	Replay   *rtl.Decoupled[ptw.Walk]   // resolved misses back from the GMMU
-	DataReq  *rtl.Decoupled[DataReq]    // to GPU DRAM
-	DataResp *rtl.Decoupled[DataReq]    // from GPU DRAM
+	DataReq  *rtl.Decoupled[DataReq]    // to the memory data path
+	DataResp *rtl.Decoupled[DataReq]    // from the memory data path
 	Resident *rtl.Wire[uint8]           // warps in the SM, for the dispatcher
 
 	id         uint16
@@ -88,6 +88,7 @@ type SM struct {
 	eligible  *rtl.Reg[uint64] // ready to issue now
 	computing *rtl.Reg[uint64] // busy with a compute instruction until readyAt
 	loading   *rtl.Reg[uint64] // the memory instruction in flight is a load
+	remote    *rtl.Reg[uint64] // the load in flight touches a zero-copy page
 	readyAt   *rtl.Vec[uint64] // cycle a computing warp becomes eligible
 	nextReady *rtl.Reg[uint64] // earliest readyAt over computing warps
 	age       *rtl.Vec[uint64] // launch order, for greedy-then-oldest
@@ -183,6 +184,7 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 	m.eligible = rtl.NewReg[uint64](b, "eligible", cfg.Warps, 0)
 	m.computing = rtl.NewReg[uint64](b, "computing", cfg.Warps, 0)
 	m.loading = rtl.NewReg[uint64](b, "loading", cfg.Warps, 0)
+	m.remote = rtl.NewReg[uint64](b, "remote", cfg.Warps, 0)
 	m.readyAt = rtl.NewVec[uint64](b, "ready_at", cfg.Warps, 64, 0)
 	m.nextReady = rtl.NewReg(b, "next_ready", 64, rtl.Never)
 	m.age = rtl.NewVec[uint64](b, "age", cfg.Warps, 64, 0)
@@ -229,8 +231,7 @@ func (m *SM) Drive() {
 	l := tlb.UnpackLookup(m.miss.Q())
 	m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester, Write: l.Write})
 	m.DataReq.Valid.Set(m.dreqValid.Q())
-	d := m.dreq.Q()
-	m.DataReq.Bits.Set(DataReq{Warp: uint8(d & (MaxWarps - 1)), Lines: uint8(d >> WarpBits)})
+	m.DataReq.Bits.Set(UnpackDataReq(m.dreq.Q()))
 	m.TLBResp.Ready.Set(!m.missValid.Q())
 	m.Replay.Ready.Set(true)
 	m.DataResp.Ready.Set(true)
@@ -243,7 +244,7 @@ func (m *SM) Drive() {
 // most one warp instruction.
 func (m *SM) Eval() {
 	now := m.Now()
-	free, eligible, computing, loading := m.free.Q(), m.eligible.Q(), m.computing.Q(), m.loading.Q()
+	free, eligible, computing, loading, remote := m.free.Q(), m.eligible.Q(), m.computing.Q(), m.loading.Q(), m.remote.Q()
 	nextReady := m.nextReady.Q()
 	fill, inflight := m.tqFill.Q(), m.inflight.Q()
 	head, tail := m.tqHead.Q(), m.tqTail.Q()
@@ -274,12 +275,17 @@ func (m *SM) Eval() {
 		case tlb.Hit:
 			inflight--
 			w := uint8(r.Requester)
+			// A hit on a remote PTE is a zero-copy mapping: the load's
+			// lines come from host memory.
+			if m.TLBResp.PTE.Get().IsRemote() {
+				remote |= 1 << w
+			}
 			left := m.pending.At(int(w)).Q() - 1
 			m.pending.At(int(w)).Set(left)
 			if left == 0 {
 				if loading&(1<<w) != 0 {
 					dreqValid = true
-					m.dreq.Set(DataReq{Warp: w, Lines: m.lines.At(int(w)).Q()}.Pack())
+					m.dreq.Set(DataReq{Warp: w, Lines: m.lines.At(int(w)).Q(), Remote: remote&(1<<w) != 0}.Pack())
 				} else {
 					released |= 1 << w
 				}
@@ -371,6 +377,7 @@ func (m *SM) Eval() {
 			}
 			m.pending.At(w).Set(uint8(pages))
 			m.lines.At(w).Set(uint8(lines))
+			remote &^= bit
 			if store {
 				loading &^= bit
 			} else {
@@ -390,6 +397,7 @@ func (m *SM) Eval() {
 	update(m.eligible, eligible)
 	update(m.computing, computing)
 	update(m.loading, loading)
+	update(m.remote, remote)
 	update(m.nextReady, nextReady)
 
 	// Sleep while every warp waits (or the issue stage waits for room in

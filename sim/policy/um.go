@@ -37,9 +37,11 @@ import (
 //     host memory, the access is a read and the menu says to serve it
 //     remotely (sim/uvm Decide on the block's counter with this access
 //     included: remote access mode, Eq. 1), it is a zero-copy access: the
-//     reply comes after the remote access latency (200 cycles, UVMSmart
-//     Table I) plus the 128 B line's wire time, with the remote PTE marked
-//     read-only, which the router installs in the SM's L1 TLB. A write
+//     driver answers at once with the remote PTE marked read-only, which
+//     the router installs in the SM's L1 TLB as a zero-copy mapping; every
+//     load through the mapping then takes the data path's remote side, the
+//     remote access latency (200 cycles, UVMSmart Table I) after its lines
+//     have crossed PCIe (gpu.Memory). A write
 //     always migrates (Section III-C: the page is invalidated in host
 //     memory and copied to the device exclusively): a store walks with its
 //     write bit and becomes a far fault whatever the count, and a store
@@ -48,6 +50,13 @@ import (
 //   - Otherwise it is a far fault into the fault buffer, and the faulting
 //     SM's L1 TLB is frozen (new misses are refused) until every fault of
 //     that SM is resolved.
+//   - An access through a zero-copy mapping is counted at its TLB hit like
+//     any other. The hit that brings the block's count to the threshold
+//     raises a migration of the page (UVMSmart Section IV: the counters
+//     decide at every access whether a block migrates): a fault-buffer
+//     entry that is handled as a far fault but answers no SM, since the
+//     access itself was served remotely. Its page's mappings are shot
+//     down once the fetch is in, as for any fetched page.
 //   - The driver handles one fault at a time: the fault latency (45 us,
 //     UVMMU Table I), then sim/uvm HandleFaults picks the pages to fetch
 //     (the prefetcher's) and the victims; victims are unmapped (PTE remote,
@@ -114,6 +123,9 @@ func (p *UM) Attach(s *system.System) error {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
 	p.driver = newUMDriver(s, p.cfg, p.section, p.name, p.PME, menu)
+	// Loads through a zero-copy mapping: UVMSmart Table I's 200 cycles per
+	// remote access after the lines cross PCIe.
+	s.Memory.SetRemoteTiming(uint64(p.section.RemoteLatencyCycles), p.cfg.TransferTime(p.cfg.PCIe.BandwidthGBs))
 	// Evictions unmap pages whose local PTEs may be queued for a fill.
 	s.Router.Watch(s.GMMU.Update)
 	return nil
@@ -123,17 +135,17 @@ func (p *UM) Attach(s *system.System) error {
 func (p *UM) Stats() system.PolicyStats {
 	d := p.driver
 	return system.PolicyStats{
-		FarFaults:      d.faults.Q(),
-		Migrations:     d.migrations.Q(),
-		Evictions:      d.evictions.Q(),
-		PCIeH2DBytes:   p.Link.H2D.Stats().Bytes,
-		PCIeD2HBytes:   p.Link.D2H.Stats().Bytes,
-		RemoteAccesses: d.zeroCopy.Q(),
+		FarFaults:    d.faults.Q(),
+		Migrations:   d.migrations.Q(),
+		Evictions:    d.evictions.Q(),
+		PCIeH2DBytes: p.Link.H2D.Stats().Bytes,
+		PCIeD2HBytes: p.Link.D2H.Stats().Bytes,
 	}
 }
 
-// RemoteAccesses is the number of zero-copy accesses served so far.
-func (p *UM) RemoteAccesses() uint64 { return p.driver.zeroCopy.Q() }
+// ZeroCopyMappings is the number of walks the driver answered with a
+// zero-copy mapping instead of migrating.
+func (p *UM) ZeroCopyMappings() uint64 { return p.driver.zeroCopy.Q() }
 
 // Menu is the driver's menu state: resident set, access counters,
 // oversubscription.
@@ -218,7 +230,8 @@ const (
 const (
 	entryFree     = 0
 	entryFault    = 1 // a far fault: answered once its page is valid
-	entryZeroCopy = 2 // a remote access: answered at its due cycle
+	entryZeroCopy = 2 // a remote access: answered with the remote PTE
+	entryPromote  = 3 // a migration raised by the counters: handled as a fault, answers no SM
 )
 
 // Driver states.
@@ -252,14 +265,13 @@ type umDriver struct {
 	host      *rtl.Decoupled[uint16]
 	hostDone  *rtl.Decoupled[uint16]
 
-	base         uint64 // first VPN of the layout
-	pages        int
-	regions      int
-	capacity     int // managed pages the GPU memory holds
-	latency      uint64
-	remoteCycles uint64 // a zero-copy access: remote latency plus the line's wire time
-	bufSize      int
-	hostPages    []int // per phase: pages the host reads back
+	base      uint64 // first VPN of the layout
+	pages     int
+	regions   int
+	capacity  int // managed pages the GPU memory holds
+	latency   uint64
+	bufSize   int
+	hostPages []int // per phase: pages the host reads back
 
 	// The menu: the driver software's resident set, counters and victim
 	// order. Its plan lists are read by Drive in the cycles after the Eval
@@ -273,7 +285,6 @@ type umDriver struct {
 	reqKind *rtl.Vec[uint8]
 	reqWalk *rtl.Vec[ptw.Walk]
 	reqSeq  *rtl.Vec[uint64] // arrival order
-	reqDue  *rtl.Vec[uint64] // zero-copy: the cycle the line is back
 	seq     *rtl.Reg[uint64]
 	waiting *rtl.Reg[uint32]
 	perSM   *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
@@ -281,6 +292,7 @@ type umDriver struct {
 	// Driver tables.
 	table    *rtl.Vec[uint64] // page states, 32 pages of 2 bits per word
 	zcMapped *rtl.Vec[uint64] // per page: a zero-copy reply installed its remote PTE in a TLB
+	raised   *rtl.Vec[uint64] // per page: an entryPromote for it is in the fault buffer
 	resident *rtl.Vec[uint16] // valid pages per large page
 
 	// Driver state machine.
@@ -312,7 +324,7 @@ type umDriver struct {
 	repRemote *rtl.Reg[bool]
 	// The fault buffer is searched for a reply only when an entry, a page
 	// state or a PTE write changed in the last cycle (rescan) or a
-	// zero-copy access falls due (nextDue).
+	// zero-copy reply held back while a fetch started may go (nextDue).
 	rescan  *rtl.Reg[bool]
 	nextDue *rtl.Reg[uint64]
 
@@ -337,13 +349,10 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 		regions:  (l.Pages + system.PagesPerRegion - 1) / system.PagesPerRegion,
 		capacity: l.ManagedCapacity * system.PagesPerGroup,
 		latency:  cfg.Cycles(sec.FaultLatencyUs),
-		// UVMSmart Table I: 200 cycles per remote access; the line itself
-		// crosses the link at its bandwidth.
-		remoteCycles: uint64(sec.RemoteLatencyCycles) + cfg.WireCycles(uint64(cfg.GPU.LineBytes), cfg.PCIe.BandwidthGBs),
-		bufSize:      sec.FaultBuffer,
-		menu:         menu,
-		victims:      make([]int, 0, system.PagesPerRegion),
-		mappings:     make([]int, 0, system.PagesPerRegion),
+		bufSize:  sec.FaultBuffer,
+		menu:     menu,
+		victims:  make([]int, 0, system.PagesPerRegion),
+		mappings: make([]int, 0, system.PagesPerRegion),
 	}
 	for _, t := range s.TLBs {
 		d.responses = append(d.responses, t.Resp)
@@ -363,12 +372,12 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 	d.reqKind = rtl.NewVec[uint8](b, "req_kind", d.bufSize, 2, entryFree)
 	d.reqWalk = rtl.NewVecOf(b, "req_walk", d.bufSize, ptw.WalkBits, ptw.Walk{})
 	d.reqSeq = rtl.NewVec[uint64](b, "req_seq", d.bufSize, 64, 0)
-	d.reqDue = rtl.NewVec[uint64](b, "req_due", d.bufSize, 64, 0)
 	d.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
 	d.waiting = rtl.NewReg[uint32](b, "waiting", 32, 0)
 	d.perSM = rtl.NewVec[uint16](b, "per_sm", len(s.TLBs), 16, 0)
 	d.table = rtl.NewVec[uint64](b, "page_state", (d.pages+31)/32, 64, 0)
 	d.zcMapped = rtl.NewVec[uint64](b, "zc_mapped", (d.pages+63)/64, 64, 0)
+	d.raised = rtl.NewVec[uint64](b, "raised", (d.pages+63)/64, 64, 0)
 	d.resident = rtl.NewVec[uint16](b, "resident", d.regions, 10, 0)
 	d.fsm = rtl.NewReg[uint8](b, "state", 4, drvIdle)
 	d.until = rtl.NewReg[uint64](b, "until", 64, 0)
@@ -422,7 +431,7 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 		d.invalAck[i].Consumer(b)
 	}
 	for _, r := range d.responses {
-		b.Listen(r.Valid, r.Ready, r.Bits)
+		b.Listen(r.Valid, r.Ready, r.Bits, r.PTE)
 	}
 	return d
 }
@@ -433,6 +442,29 @@ func (d *umDriver) pageState(page int) int {
 
 func (d *umDriver) isMapped(page int) bool {
 	return d.zcMapped.At(page/64).Q()>>(page%64)&1 != 0
+}
+
+func (d *umDriver) isRaised(page int) bool {
+	return d.raised.At(page/64).Q()>>(page%64)&1 != 0
+}
+
+// markRaised sets the raised bit of the walk's page if raised and clears
+// that of page freed (if not -1), with one write per word.
+func (d *umDriver) markRaised(w ptw.Walk, raised bool, freed int) {
+	if freed >= 0 {
+		word := d.raised.At(freed / 64)
+		v := word.Q() &^ (1 << (freed % 64))
+		if page := int(w.VPN - d.base); raised && page/64 == freed/64 {
+			v |= 1 << (page % 64)
+			raised = false
+		}
+		word.Set(v)
+	}
+	if raised {
+		page := int(w.VPN - d.base)
+		word := d.raised.At(page / 64)
+		word.Set(word.Q() | 1<<(page%64))
+	}
 }
 
 // unmapPage is the page of the victim or mapping list under the cursor in
@@ -523,6 +555,7 @@ func (d *umDriver) Eval() {
 	waiting := d.waiting.Q()
 	busy := false
 	arriveSM, replySM := -1, -1
+	freed := -1 // the page of a raised migration retired this cycle
 
 	// The driver starts a fetch this cycle: no zero-copy reply is offered
 	// for a page that is about to be on its way (see offerReply).
@@ -530,19 +563,45 @@ func (d *umDriver) Eval() {
 
 	// The access counters: one count per L1 TLB hit on a managed page.
 	// While a response is offered the tap stays awake, since the next one
-	// may carry the same bits and wake nothing.
+	// may carry the same bits and wake nothing. A hit through a zero-copy
+	// mapping whose count reaches the threshold raises the page's
+	// migration, one per cycle and only into a free entry the remote port
+	// does not take this cycle; a hit that cannot raise it leaves it to the
+	// next one.
+	raise, raiseWalk := !d.remote.Fire() && waiting < uint32(d.bufSize), ptw.Walk{}
+	raised := false
 	for _, r := range d.responses {
 		if !r.Valid.Get() {
 			continue
 		}
 		busy = true
-		if res := r.Bits.Get(); r.Ready.Get() && res.Status == tlb.Hit {
-			if page := int(res.VPN - d.base); d.pageState(page) != pageFixed {
-				if err := d.menu.Count(page, res.Write); err != nil {
-					panic(fmt.Sprintf("%s: %v", d.Path(), err))
-				}
+		res := r.Bits.Get()
+		if !r.Ready.Get() || res.Status != tlb.Hit {
+			continue
+		}
+		page := int(res.VPN - d.base)
+		if d.pageState(page) == pageFixed {
+			continue
+		}
+		if err := d.menu.Count(page, res.Write); err != nil {
+			panic(fmt.Sprintf("%s: %v", d.Path(), err))
+		}
+		// Only a hit on a zero-copy mapping (a remote PTE) raises: a hit on
+		// a victim's local PTE between its unmapping and its shootdown is
+		// not one.
+		if raise && !raised && r.PTE.Get().IsRemote() && d.pageState(page) == pageRemote && !d.isRaised(page) {
+			if dec, _ := d.menu.ShouldMigrate(page, res.Write); dec == uvm.Migrate {
+				raised, raiseWalk = true, ptw.Walk{VPN: res.VPN, Write: res.Write}
 			}
 		}
+	}
+	if raised {
+		i := d.freeEntry()
+		d.reqKind.At(i).Set(entryPromote)
+		d.reqWalk.At(i).Set(raiseWalk)
+		d.reqSeq.At(i).Set(d.seq.Q())
+		d.seq.Set(d.seq.Q() + 1)
+		waiting++
 	}
 
 	if d.remote.Fire() {
@@ -555,7 +614,6 @@ func (d *umDriver) Eval() {
 			c.Count = min(c.Count+1, accessctr.MaxCount)
 			if d.menu.Decide(c, w.Write) == uvm.Remote {
 				kind = entryZeroCopy
-				d.reqDue.At(i).Set(now + d.remoteCycles)
 			}
 		}
 		d.reqKind.At(i).Set(kind)
@@ -569,8 +627,8 @@ func (d *umDriver) Eval() {
 		busy = true
 	}
 
-	// Reply: a fault whose page is valid, or a zero-copy access whose line
-	// is back, goes to its SM.
+	// Reply: a fault whose page is valid, or a zero-copy access, goes to
+	// its SM.
 	wake := d.nextDue.Q()
 	if d.repValid.Q() {
 		busy = true
@@ -583,13 +641,17 @@ func (d *umDriver) Eval() {
 			}
 			d.reqKind.At(i).Set(entryFree)
 			waiting--
-			d.offerReply(i, fetching)
+			_, _, freed = d.offerReply(i, fetching)
 		}
 	} else if d.rescan.Q() || now >= wake {
 		var offered bool
-		offered, wake = d.offerReply(-1, fetching)
+		offered, wake, freed = d.offerReply(-1, fetching)
 		busy = busy || offered
 	}
+	if freed >= 0 {
+		waiting--
+	}
+	d.markRaised(raiseWalk, raised, freed)
 	// Each SM's outstanding fault count: its L1 TLB thaws at zero.
 	if arriveSM != replySM {
 		if arriveSM >= 0 {
@@ -735,7 +797,7 @@ func (d *umDriver) Eval() {
 	if waiting != d.waiting.Q() {
 		d.waiting.Set(waiting)
 	}
-	rescan := d.remote.Fire() || d.migrated.Fire() || d.update.Fire() || d.events.Fire() || next != d.fsm.Q()
+	rescan := raised || d.remote.Fire() || d.migrated.Fire() || d.update.Fire() || d.events.Fire() || next != d.fsm.Q()
 	if rescan != d.rescan.Q() {
 		d.rescan.Set(rescan)
 	}
@@ -840,14 +902,16 @@ func (d *umDriver) unmapping(page int) bool {
 // offerReply registers the first entry other than skip that can be
 // answered as the next reply: a fault or zero-copy access whose page is
 // valid (its PTE write done) gets the local PTE; a zero-copy access whose
-// line is back and whose page is still in host memory gets the remote PTE,
-// and the page is marked as mapped in a TLB. In the cycle the driver
-// starts a fetch no remote PTE is offered, so that every zero-copy mapping
-// of a fetched page is marked before the fetch collects them. It reports
-// whether it offered one and, if not, the cycle a zero-copy access is due.
-func (d *umDriver) offerReply(skip int, fetching bool) (bool, uint64) {
+// page is still in host memory gets the remote PTE, and the page is marked
+// as mapped in a TLB. In the cycle the driver starts a fetch no remote PTE
+// is offered, so that every zero-copy mapping of a fetched page is marked
+// before the fetch collects them. A raised migration whose page is valid
+// answers nobody: the first one found is freed here, and its page is
+// returned as freed (-1 if none). It reports whether it offered a reply
+// and, if not, the cycle a held-back zero-copy reply may go.
+func (d *umDriver) offerReply(skip int, fetching bool) (offered bool, wake uint64, freed int) {
 	now := d.Now()
-	wake := rtl.Never
+	wake, freed = rtl.Never, -1
 	left := d.waiting.Q() // occupied entries: the search stops after the last
 	for i := 0; i < d.bufSize && left > 0; i++ {
 		kind := d.reqKind.At(i).Q()
@@ -860,12 +924,19 @@ func (d *umDriver) offerReply(skip int, fetching bool) (bool, uint64) {
 		}
 		page := int(d.reqWalk.At(i).Q().VPN - d.base)
 		st := d.pageState(page)
+		valid := st == pageValid && !(d.updValid.Q() && int(d.updPage.Q()) == page) && !d.unmapping(page)
 		remote := false
 		switch {
-		case st == pageValid && !(d.updValid.Q() && int(d.updPage.Q()) == page) && !d.unmapping(page):
+		case kind == entryPromote:
+			if valid && freed < 0 {
+				d.reqKind.At(i).Set(entryFree)
+				freed = page
+			}
+			continue
+		case valid:
 		case kind == entryZeroCopy && st == pageRemote:
-			if due := d.reqDue.At(i).Q(); due > now || fetching {
-				wake = min(wake, max(due, now+1))
+			if fetching {
+				wake = min(wake, now+1)
 				continue
 			}
 			remote = true
@@ -883,7 +954,7 @@ func (d *umDriver) offerReply(skip int, fetching bool) (bool, uint64) {
 		if !d.repValid.Q() {
 			d.repValid.Set(true)
 		}
-		return true, now
+		return true, now, freed
 	}
 	if d.repValid.Q() {
 		d.repValid.Set(false)
@@ -891,7 +962,7 @@ func (d *umDriver) offerReply(skip int, fetching bool) (bool, uint64) {
 	if wake != d.nextDue.Q() {
 		d.nextDue.Set(wake)
 	}
-	return false, wake
+	return false, wake, freed
 }
 
 func (d *umDriver) freeEntry() int {
@@ -914,7 +985,7 @@ func (d *umDriver) oldestFault() int {
 			continue
 		}
 		left--
-		if kind != entryFault {
+		if kind != entryFault && kind != entryPromote {
 			continue
 		}
 		if d.pageState(int(d.reqWalk.At(i).Q().VPN-d.base)) != pageRemote {

@@ -157,7 +157,7 @@ func TestUMTreePrefetcherFarFaults(t *testing.T) {
 	assert.Equal(t, uint64(5), r.FarFaults)
 	assert.Equal(t, uint64(256), r.Migrations)
 	assert.Equal(t, uint64(0), r.Evictions)
-	assert.Equal(t, uint64(0), um.RemoteAccesses())
+	assert.Equal(t, uint64(0), um.ZeroCopyMappings())
 }
 
 // fillSequence is the tree prefetcher's shortest way to make a whole
@@ -217,7 +217,7 @@ func TestRemoteUntilStaticThreshold(t *testing.T) {
 	wl := newRegions(1)
 	wl.scripts = [][]workload.Op{{wl.load(0, 0, 0), wl.load(0, 0, 1), wl.load(0, 0, 2), wl.load(0, 0, 3), wl.load(0, 0, 4)}}
 	r, um := runMicro(t, microConfig(t, "um", 1, 100, "um.remote=always", "um.migrate_threshold=4"), wl)
-	assert.Equal(t, uint64(3), um.RemoteAccesses())
+	assert.Equal(t, uint64(3), um.ZeroCopyMappings())
 	assert.Equal(t, uint64(1), r.FarFaults)
 	assert.Equal(t, uint64(16), r.Migrations)
 	assert.Equal(t, []int{0}, residentBlocks(t, um, 0))
@@ -230,22 +230,26 @@ func TestRemoteUntilStaticThreshold(t *testing.T) {
 //
 //	1107   router takes the remote PTE (as in TestFirstAccessUM)
 //	1108   the driver takes the walk: the block's count with this read is
-//	       1 < t_s = 8, a zero-copy access due at 1108 + 200 (UVMSmart
-//	       Table I) + 12 (128 B at 10.80 B/cycle) = 1320; no far fault, so
-//	       the SM's TLB is not frozen
-//	1320   due: the reply is chosen, with the remote PTE
-//	1321   router takes it; from here the chain is TestFirstAccessUM's
-//	       from its router take (2989) to the end (3097): 108 cycles
-//	1429   the dispatcher reports done
+//	       1 < t_s = 8, a zero-copy access; no far fault, so the SM's TLB
+//	       is not frozen
+//	1109   the reply is chosen, with the read-only remote PTE
+//	1110   router takes it; from here the chain is TestFirstAccessUM's
+//	       from its router take (2989) to the end (3097), 108 cycles, but
+//	       for the data: the load's line comes from host memory, 12 cycles
+//	       on the link (128 B at 10.80 B/cycle, rounded up) + 200
+//	       (UVMSmart Table I) instead of 1 + 100 from GPU DRAM: 111 more
+//	1329   the dispatcher reports done
 //
-// Nothing migrates and nothing faults; the read is counted at its hit.
+// Nothing migrates and nothing faults; the read is counted at its hit and
+// is the one load the data path serves remotely.
 func TestZeroCopyReadTiming(t *testing.T) {
 	wl := newRegions(1)
 	wl.drain = workload.Op{}
 	wl.scripts = [][]workload.Op{{{Kind: workload.OpCompute, Cycles: 1000}, wl.load(0, 0, 0)}}
 	r, um := runMicro(t, microConfig(t, "um", 1, 100, "um.remote=always"), wl)
-	assert.Equal(t, uint64(1429), r.Cycles)
-	assert.Equal(t, uint64(1), um.RemoteAccesses())
+	assert.Equal(t, uint64(1329), r.Cycles)
+	assert.Equal(t, uint64(1), um.ZeroCopyMappings())
+	assert.Equal(t, uint64(1), r.RemoteAccesses)
 	assert.Equal(t, uint64(0), r.FarFaults)
 	assert.Equal(t, uint64(0), r.Migrations)
 	assert.Equal(t, uint32(1), um.Menu().Counters().Get(0).Count)
@@ -272,7 +276,7 @@ func TestAdaptiveThresholdGrowsWithOccupancy(t *testing.T) {
 	ops = append(ops, wl.load(0, 16, 0), wl.load(0, 16, 1), wl.load(0, 16, 2))
 	wl.scripts = [][]workload.Op{ops}
 	r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100), wl)
-	assert.Equal(t, uint64(3), um.RemoteAccesses())
+	assert.Equal(t, uint64(3), um.ZeroCopyMappings())
 	assert.Equal(t, uint64(6), r.FarFaults)
 	assert.Equal(t, uint64(512), r.Migrations)
 	assert.Len(t, residentBlocks(t, um, 0), 32)
@@ -294,7 +298,7 @@ func TestUVMSmartIrregularRunIsDeterministic(t *testing.T) {
 		require.NoError(t, err)
 		r, err := s.Run(p, system.Options{})
 		require.NoError(t, err)
-		return r, p.(*policy.UM).RemoteAccesses()
+		return r, p.(*policy.UM).ZeroCopyMappings()
 	}
 	a, remoteA := run()
 	b, remoteB := run()
@@ -360,7 +364,7 @@ func TestUVMSmartIdleSkippingIsExact(t *testing.T) {
 		cfg.Check.SkipIdle = skip
 		r, um := runMicro(t, cfg, wl)
 		r.WallSeconds, r.SimCyclesPerSecond, r.WarpInstrPerSecond, r.EvaluatedCycles = 0, 0, 0, 0
-		return outcome{r, um.RemoteAccesses(), regionCounts(um, 3)}
+		return outcome{r, um.ZeroCopyMappings(), regionCounts(um, 3)}
 	}
 	on := run(true)
 	assert.Equal(t, uint64(7), on.RemoteAccesses, "reads 1-7 of c's block 1")
@@ -405,7 +409,7 @@ func TestWriteMigratesWhereReadIsRemote(t *testing.T) {
 			}
 			wl.scripts = [][]workload.Op{append(wl.touch(0, 0, 1, 2, 4), access)}
 			r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100), wl)
-			assert.Equal(t, tc.remote, um.RemoteAccesses())
+			assert.Equal(t, tc.remote, um.ZeroCopyMappings())
 			assert.Equal(t, tc.faults, r.FarFaults)
 			assert.Equal(t, tc.migr, r.Migrations)
 			assert.Equal(t, tc.blocks, residentBlocks(t, um, 0))
@@ -448,7 +452,7 @@ func TestZeroCopyReadThenWriteMigrates(t *testing.T) {
 			}
 			wl.scripts = [][]workload.Op{{wl.load(0, 0, 0), second}}
 			r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100, "uvmsmart.remote=always"), wl)
-			assert.Equal(t, uint64(1), um.RemoteAccesses())
+			assert.Equal(t, uint64(1), um.ZeroCopyMappings())
 			assert.Equal(t, tc.faults, r.FarFaults)
 			assert.Equal(t, tc.migr, r.Migrations)
 			assert.Equal(t, tc.blocks, residentBlocks(t, um, 0))
@@ -503,4 +507,32 @@ func TestLFUEvictsReadOnlyRegionFirst(t *testing.T) {
 			assert.Equal(t, []uint32{6, 6, 1}, regionCounts(um, 3))
 		})
 	}
+}
+
+// Accesses through a zero-copy mapping are counted at their TLB hits, and
+// the hit that brings the block's count to the threshold raises the page's
+// migration (UVMSmart Section IV). um with remote = always and t_s = 4; one
+// warp reads page 0 of block 0 four times, waits 200,000 cycles, and reads
+// it again:
+//
+//	read 1   walk: count 1 < 4, zero-copy; the read-only remote PTE is
+//	         installed and the load is served from host memory
+//	read 2-4 TLB hits on the mapping, served remotely; read 4 counts 4 =
+//	         t_s and raises the migration: a far fault answering no SM
+//	         (the tree prefetcher adds nothing for one block: 16 pages)
+//	         after which the mapping is shot down
+//	read 5   misses, walks, finds the local PTE: served from GPU DRAM
+//
+// One mapping, four remote loads, one fault, 16 pages, count 5.
+func TestZeroCopyHitsRaiseMigration(t *testing.T) {
+	wl := newRegions(1)
+	read := wl.load(0, 0, 0)
+	wl.scripts = [][]workload.Op{{read, read, read, read, {Kind: workload.OpCompute, Cycles: 200_000}, read}}
+	r, um := runMicro(t, microConfig(t, "um", 1, 100, "um.remote=always", "um.migrate_threshold=4"), wl)
+	assert.Equal(t, uint64(1), um.ZeroCopyMappings())
+	assert.Equal(t, uint64(4), r.RemoteAccesses)
+	assert.Equal(t, uint64(1), r.FarFaults)
+	assert.Equal(t, uint64(16), r.Migrations)
+	assert.Equal(t, []int{0}, residentBlocks(t, um, 0))
+	assert.Equal(t, uint32(5), um.Menu().Counters().Get(0).Count)
 }

@@ -59,9 +59,6 @@ type PolicyStats struct {
 	Evictions    uint64 // 4 KB pages written back GPU to host
 	PCIeH2DBytes uint64
 	PCIeD2HBytes uint64
-	// RemoteAccesses are accesses served from host memory without
-	// migrating (zero-copy; uvmsmart).
-	RemoteAccesses uint64
 }
 
 // System is the composed GPU: its rtl simulator, the blocks of the
@@ -301,7 +298,7 @@ func (s *System) progress(p Policy) uint64 {
 		n += m.Stats().Issued
 	}
 	ps := p.Stats()
-	return n + ps.Migrations + ps.Evictions + ps.PCIeH2DBytes + ps.PCIeD2HBytes + ps.RemoteAccesses
+	return n + ps.Migrations + ps.Evictions + ps.PCIeH2DBytes + ps.PCIeD2HBytes + s.Memory.RemoteLoads()
 }
 
 // stuck names every unit holding unfinished work.
@@ -338,7 +335,8 @@ func (s *System) result(p Policy, wall float64) Result {
 	}
 	ps := p.Stats()
 	r.FarFaults, r.Migrations, r.Evictions = ps.FarFaults, ps.Migrations, ps.Evictions
-	r.PCIeH2DBytes, r.PCIeD2HBytes, r.RemoteAccesses = ps.PCIeH2DBytes, ps.PCIeD2HBytes, ps.RemoteAccesses
+	r.PCIeH2DBytes, r.PCIeD2HBytes = ps.PCIeH2DBytes, ps.PCIeD2HBytes
+	r.RemoteAccesses = s.Memory.RemoteLoads()
 	if wall > 0 {
 		r.SimCyclesPerSecond = float64(r.Cycles) / wall
 		r.WarpInstrPerSecond = float64(r.WarpInstructions) / wall
