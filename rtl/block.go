@@ -23,6 +23,7 @@ type Base struct {
 	checked bool // the Sim's checked mode, kept here where registers look
 	path    string
 	self    Block
+	idx     int // position in the Sim's evaluation order
 
 	// asleep blocks are neither driven nor evaluated; wakeAt is the cycle at
 	// which a timed sleep ends (Never for sleep-until-input).
@@ -86,6 +87,8 @@ func (b *Base) Child(name string) string {
 func (b *Base) wake() {
 	if b.asleep {
 		b.asleep = false
-		b.sim.awake++
+		s := b.sim
+		s.awake++
+		s.awakeSet[b.idx>>6] |= 1 << (b.idx & 63)
 	}
 }

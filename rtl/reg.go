@@ -33,10 +33,11 @@ type traced interface {
 type Reg[T comparable] struct {
 	// The fields read every cycle come first and the descriptive ones sit
 	// behind a pointer, so that scanning a Vec touches little memory.
-	q, d  T
-	dirty bool
-	owner *Base
-	info  *regInfo[T]
+	q, d    T
+	dirty   bool
+	checked bool // the Sim's checked mode, kept beside the value
+	owner   *Base
+	info    *regInfo[T]
 }
 
 // regInfo is what a register needs only for checks, tracing and reset.
@@ -80,7 +81,7 @@ func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, 
 	if width < 1 || width > 64 {
 		panic(fmt.Sprintf("rtl: register %s width %d outside 1..64", b.Child(name), width))
 	}
-	*r = Reg[T]{q: reset, d: reset, owner: b, info: &regInfo[T]{name: b.Child(name), width: width, reset: reset, pack: pack}}
+	*r = Reg[T]{q: reset, d: reset, checked: b.checked, owner: b, info: &regInfo[T]{name: b.Child(name), width: width, reset: reset, pack: pack}}
 	if pack(reset)&^mask(width) != 0 {
 		panic(fmt.Sprintf("rtl: register %s reset value does not fit %d bits", r.info.name, width))
 	}
@@ -90,7 +91,7 @@ func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, 
 
 // Q is the register's value in the current cycle.
 func (r *Reg[T]) Q() T {
-	if r.owner.checked {
+	if r.checked {
 		r.owner.sim.checkRegRead(r.owner, r.info.name)
 	}
 	return r.q
@@ -99,10 +100,10 @@ func (r *Reg[T]) Q() T {
 // Set writes the value the register takes at the next clock edge. Only the
 // owning block may write it, only in Eval, and only once per cycle.
 func (r *Reg[T]) Set(v T) {
-	b := r.owner
-	if b.checked {
+	if r.checked {
 		r.checkSet(v)
 	}
+	b := r.owner
 	r.d = v
 	b.wrote = true
 	if !r.dirty {

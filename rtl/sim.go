@@ -2,6 +2,7 @@ package rtl
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 )
 
@@ -45,6 +46,12 @@ type Sim struct {
 	blocks []*Base
 	order  []*Base
 	awake  int
+	// Bit i of awakeSet is set while order[i] is awake; bit i of driveSet
+	// while order[i] sleeps with outputs still to drive from its last Eval.
+	// soonest is at or before the earliest wake time of a sleeping block.
+	awakeSet []uint64
+	driveSet []uint64
+	soonest  uint64
 
 	dirty   []committer
 	regs    []resettable
@@ -81,10 +88,31 @@ func (s *Sim) Add(blk Block, path string) {
 	if b.sim != nil {
 		panic(fmt.Sprintf("rtl: block %s added twice", b.path))
 	}
-	*b = Base{sim: s, checked: s.checked, path: path, self: blk, wakeAt: Never}
+	*b = Base{sim: s, checked: s.checked, path: path, self: blk, wakeAt: Never, idx: len(s.order)}
 	s.blocks = append(s.blocks, b)
 	s.order = append(s.order, b)
 	s.awake++
+	if b.idx&63 == 0 {
+		s.awakeSet = append(s.awakeSet, 0)
+		s.driveSet = append(s.driveSet, 0)
+	}
+	s.awakeSet[b.idx>>6] |= 1 << (b.idx & 63)
+}
+
+// index recomputes the blocks' positions and the awake and drive sets after
+// the evaluation order changed.
+func (s *Sim) index() {
+	clear(s.awakeSet)
+	clear(s.driveSet)
+	for i, b := range s.order {
+		b.idx = i
+		switch {
+		case !b.asleep:
+			s.awakeSet[i>>6] |= 1 << (i & 63)
+		case b.wrote:
+			s.driveSet[i>>6] |= 1 << (i & 63)
+		}
+	}
 }
 
 // Reset puts every register at its reset value, every wire at zero, the
@@ -103,10 +131,12 @@ func (s *Sim) Reset() {
 	s.dirty = s.dirty[:0]
 	s.cycle, s.executed, s.commits, s.err = 0, 0, 0, nil
 	s.awake = len(s.blocks)
+	s.soonest = Never
 	for _, b := range s.blocks {
 		b.asleep, b.wakeAt, b.holdUntil = false, Never, 0
 		b.wrote, b.readTime, b.sleepAsked = true, false, false
 	}
+	s.index()
 	s.drive()
 }
 
@@ -129,6 +159,7 @@ func (s *Sim) Err() error { return s.err }
 // correct design gives the same results for every order.
 func (s *Sim) Shuffle(rng *rand.Rand) {
 	rng.Shuffle(len(s.order), func(i, j int) { s.order[i], s.order[j] = s.order[j], s.order[i] })
+	s.index()
 }
 
 // Step evaluates the current cycle, commits it, and drives the outputs of
@@ -138,13 +169,13 @@ func (s *Sim) Step() error {
 		s.vcd.dump(s.cycle)
 	}
 	s.phase = phaseEval
-	for _, b := range s.order {
-		if b.asleep {
-			continue
+	for wi, set := range s.awakeSet {
+		for ; set != 0; set &= set - 1 {
+			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+			b.wrote, b.readTime, b.sleepAsked = false, false, false
+			s.cur = b
+			b.self.Eval()
 		}
-		b.wrote, b.readTime, b.sleepAsked = false, false, false
-		s.cur = b
-		b.self.Eval()
 	}
 	s.cur = nil
 	s.phase = phaseCommit
@@ -164,28 +195,39 @@ func (s *Sim) Step() error {
 }
 
 // decideSleep puts to sleep every block that was evaluated this cycle and
-// is at a fixed point or asked to sleep.
+// is at a fixed point or asked to sleep. Eval wakes no block, so the awake
+// set is the set just evaluated.
 func (s *Sim) decideSleep() {
 	next := s.cycle + 1
-	for _, b := range s.blocks {
-		if b.asleep {
-			continue
+	for wi := range s.awakeSet {
+		for set := s.awakeSet[wi]; set != 0; set &= set - 1 {
+			s.trySleep(s.order[wi<<6|bits.TrailingZeros64(set)], next)
 		}
-		until := Never
-		switch {
-		case b.sleepAsked:
-			until = b.sleepUntil
-		case b.wrote || b.readTime:
-			continue
-		}
-		if b.holdUntil > s.cycle && b.holdUntil < until {
-			until = b.holdUntil
-		}
-		if until <= next {
-			continue
-		}
-		b.asleep, b.wakeAt = true, until
-		s.awake--
+	}
+}
+
+// trySleep puts block b to sleep if it is at a fixed point or asked to
+// sleep until after cycle next.
+func (s *Sim) trySleep(b *Base, next uint64) {
+	until := Never
+	switch {
+	case b.sleepAsked:
+		until = b.sleepUntil
+	case b.wrote || b.readTime:
+		return
+	}
+	if b.holdUntil > s.cycle && b.holdUntil < until {
+		until = b.holdUntil
+	}
+	if until <= next {
+		return
+	}
+	b.asleep, b.wakeAt = true, until
+	s.awake--
+	s.soonest = min(s.soonest, until)
+	s.awakeSet[b.idx>>6] &^= 1 << (b.idx & 63)
+	if b.wrote {
+		s.driveSet[b.idx>>6] |= 1 << (b.idx & 63)
 	}
 }
 
@@ -193,21 +235,48 @@ func (s *Sim) decideSleep() {
 // for every awake block and every block that wrote state in its last Eval.
 func (s *Sim) drive() {
 	s.phase = phaseDrive
-	for _, b := range s.order {
-		if b.asleep && b.wakeAt <= s.cycle {
-			b.wake()
-		}
-		if b.asleep {
-			if !b.wrote {
-				continue
+	if s.cycle >= s.soonest {
+		s.wakeDue()
+	}
+	// A Drive may wake a block later in the order, which is then driven in
+	// this pass too: the sets are read again after every block.
+	for wi := range s.awakeSet {
+		done := uint64(0)
+		for {
+			set := (s.awakeSet[wi] | s.driveSet[wi]) &^ done
+			if set == 0 {
+				break
 			}
-			b.wrote = false
+			bit := set & -set
+			done |= bit - 1 | bit
+			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+			if b.asleep {
+				b.wrote = false
+			}
+			s.cur = b
+			b.self.Drive()
 		}
-		s.cur = b
-		b.self.Drive()
+		s.driveSet[wi] = 0
 	}
 	s.cur = nil
 	s.phase = phaseIdle
+}
+
+// wakeDue wakes the blocks whose timed sleep ends by now and recomputes
+// soonest over those still asleep.
+func (s *Sim) wakeDue() {
+	soonest := Never
+	for _, b := range s.order {
+		if !b.asleep {
+			continue
+		}
+		if b.wakeAt <= s.cycle {
+			b.wake()
+		} else {
+			soonest = min(soonest, b.wakeAt)
+		}
+	}
+	s.soonest = soonest
 }
 
 // nextWake is the earliest cycle at which a sleeping block wakes.

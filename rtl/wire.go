@@ -16,13 +16,14 @@ type Signal interface {
 // it, in the Drive phase; any number of blocks read it in Eval. It holds its
 // value until driven again, so a sleeping driver's outputs stay valid.
 type Wire[T comparable] struct {
-	sim    *Sim
-	name   string
-	width  int
-	v      T
-	driver *Base
-	sinks  []*Base
-	pack   func(T) uint64
+	v       T
+	checked bool // the Sim's checked mode, kept beside the value
+	sinks   []*Base
+	sim     *Sim
+	name    string
+	width   int
+	driver  *Base
+	pack    func(T) uint64
 }
 
 // NewWire makes an unsigned wire of the given width.
@@ -53,7 +54,7 @@ func initWire[T comparable](w *Wire[T], s *Sim, name string, width int, pack fun
 	if width < 1 || width > 64 {
 		panic(fmt.Sprintf("rtl: wire %s width %d outside 1..64", name, width))
 	}
-	*w = Wire[T]{sim: s, name: name, width: width, pack: pack}
+	*w = Wire[T]{checked: s.checked, sim: s, name: name, width: width, pack: pack}
 	s.wires = append(s.wires, w)
 	s.addSignal(w)
 }
@@ -61,8 +62,8 @@ func initWire[T comparable](w *Wire[T], s *Sim, name string, width int, pack fun
 // Set drives the wire. Blocks call it only from Drive; a testbench calls it
 // between cycles to apply inputs. A change of value wakes the listeners.
 func (w *Wire[T]) Set(v T) {
-	s := w.sim
-	if s.checked {
+	if w.checked {
+		s := w.sim
 		s.checkWireDrive(w.name, &w.driver, w.width, w.pack(v))
 	}
 	if w.v != v {
@@ -75,7 +76,7 @@ func (w *Wire[T]) Set(v T) {
 
 // Get reads the wire. Blocks call it only from Eval.
 func (w *Wire[T]) Get() T {
-	if w.sim.checked {
+	if w.checked {
 		w.sim.checkWireRead(w.name)
 	}
 	return w.v
