@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/uvmmu/uvmmu/rtl"
 )
@@ -56,6 +57,11 @@ type Memory struct {
 	remote      []respFIFO
 	bytes       *rtl.Reg[uint64] // bytes served from GPU DRAM, for reports
 	remoteLoads *rtl.Reg[uint64] // zero-copy loads served, for reports
+	// Bit i of pending is set while SM i has loads in flight; shown is
+	// pending before its last change, so that Drive updates only the SMs
+	// whose outputs may differ from what the wires hold.
+	pending *rtl.Reg[uint64]
+	shown   *rtl.Reg[uint64]
 }
 
 // respFIFO holds one SM's responses of one source in request order, each
@@ -89,8 +95,9 @@ func (f *respFIFO) headDue() uint64 {
 	return f.due.At(int(f.head.Q())).Q()
 }
 
-// step pops the head if popped and appends tag due at due if push.
-func (f *respFIFO) step(popped, push bool, due, tag uint64) {
+// step pops the head if popped and appends tag due at due if push, and
+// returns the number of responses held.
+func (f *respFIFO) step(popped, push bool, due, tag uint64) int {
 	depth := f.due.Len()
 	h, fill := int(f.head.Q()), int(f.fill.Q())
 	if popped {
@@ -107,6 +114,7 @@ func (f *respFIFO) step(popped, push bool, due, tag uint64) {
 	if fill != int(f.fill.Q()) {
 		f.fill.Set(uint8(fill))
 	}
+	return fill
 }
 
 // NewMemory connects to every SM's data ports.
@@ -121,8 +129,8 @@ func NewMemory(s *rtl.Sim, path string, cfg MemoryConfig, sms []*SM) (*Memory, e
 
 // NewMemoryOn connects to per-SM request and response ports.
 func NewMemoryOn(s *rtl.Sim, path string, cfg MemoryConfig, reqs, resps []*rtl.Decoupled[DataReq]) (*Memory, error) {
-	if cfg.Warps < 1 || cfg.Warps > MaxWarps || cfg.ByteTime == 0 || len(reqs) != cfg.SMs || len(resps) != cfg.SMs {
-		return nil, fmt.Errorf("gpu: memory config %+v does not match %d SMs of up to %d warps with a non-zero byte time", cfg, len(reqs), MaxWarps)
+	if cfg.Warps < 1 || cfg.Warps > MaxWarps || cfg.ByteTime == 0 || cfg.SMs < 1 || cfg.SMs > 64 || len(reqs) != cfg.SMs || len(resps) != cfg.SMs {
+		return nil, fmt.Errorf("gpu: memory config %+v does not match 1..64 SMs (%d ports) of up to %d warps with a non-zero byte time", cfg, len(reqs), MaxWarps)
 	}
 	m := &Memory{cfg: cfg, Req: reqs, Resp: resps}
 	s.Add(m, path)
@@ -131,6 +139,8 @@ func NewMemoryOn(s *rtl.Sim, path string, cfg MemoryConfig, reqs, resps []*rtl.D
 	m.remoteBusy = rtl.NewReg[uint64](b, "remote_busy", 64, 0)
 	m.bytes = rtl.NewReg[uint64](b, "bytes", 64, 0)
 	m.remoteLoads = rtl.NewReg[uint64](b, "remote_loads", 64, 0)
+	m.pending = rtl.NewReg[uint64](b, "pending", cfg.SMs, 0)
+	m.shown = rtl.NewReg(b, "shown", cfg.SMs, ^uint64(0)>>(64-cfg.SMs))
 	for i := range reqs {
 		m.local = append(m.local, newRespFIFO(b, fmt.Sprintf("sm%d.local", i), cfg.Warps))
 		m.remote = append(m.remote, newRespFIFO(b, fmt.Sprintf("sm%d.remote", i), cfg.Warps))
@@ -147,10 +157,15 @@ func (m *Memory) SetRemoteTiming(latency, byteTime uint64) {
 	m.cfg.RemoteLatency, m.cfg.RemoteByteTime = latency, byteTime
 }
 
-// Drive presents each SM's oldest due response, a local one first.
+// Drive presents each SM's oldest due response, a local one first. The
+// request ports are always ready. An SM outside pending and shown has no
+// load in flight and had none when its outputs were last driven, so its
+// wires already hold what Drive would set.
 func (m *Memory) Drive() {
 	now := m.Now()
-	for i, r := range m.Resp {
+	for set := m.pending.Q() | m.shown.Q(); set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
+		r := m.Resp[i]
 		m.Req[i].Ready.Set(true)
 		f := m.pick(i, now)
 		r.Valid.Set(f != nil)
@@ -178,7 +193,11 @@ func (m *Memory) Eval() {
 	served, remoteLoads := uint64(0), uint64(0)
 	wake := rtl.Never
 	active := false
+	pending := m.pending.Q()
 	for i, r := range m.Req {
+		if pending&(1<<i) == 0 && !r.Valid.Get() {
+			continue
+		}
 		var popped *respFIFO
 		if m.Resp[i].Fire() {
 			popped = m.pick(i, now)
@@ -205,11 +224,16 @@ func (m *Memory) Eval() {
 			due = (busy+1<<FixedPointBits-1)>>FixedPointBits + m.cfg.Latency
 			served += n
 		}
-		m.local[i].step(popped == &m.local[i], r.Fire() && !req.Remote, due, req.Pack())
-		m.remote[i].step(popped == &m.remote[i], r.Fire() && req.Remote, due, req.Pack())
+		held := m.local[i].step(popped == &m.local[i], r.Fire() && !req.Remote, due, req.Pack())
+		held += m.remote[i].step(popped == &m.remote[i], r.Fire() && req.Remote, due, req.Pack())
+		pending = pending&^(1<<i) | uint64(min(held, 1))<<i
 		if !active {
 			wake = min(wake, m.local[i].headDue(), m.remote[i].headDue())
 		}
+	}
+	if p := m.pending.Q(); pending != p {
+		m.pending.Set(pending)
+		m.shown.Set(p)
 	}
 	if served > 0 {
 		m.busy.Set(busy)

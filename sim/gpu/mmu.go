@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/uvmmu/uvmmu/blocks/pte"
 	"github.com/uvmmu/uvmmu/blocks/ptw"
@@ -21,9 +22,12 @@ type WalkArbiter struct {
 
 	held      []*rtl.Reg[ptw.Walk]
 	heldValid *rtl.Reg[uint64] // bit i: held[i] is full
-	next      *rtl.Reg[uint16] // the port favoured next
-	outValid  *rtl.Reg[bool]
-	out       *rtl.Reg[ptw.Walk]
+	// heldValid before its last change: Drive updates only the Ready wires
+	// of the ports whose bit changed then, the others hold their value.
+	shown    *rtl.Reg[uint64]
+	next     *rtl.Reg[uint16] // the port favoured next
+	outValid *rtl.Reg[bool]
+	out      *rtl.Reg[ptw.Walk]
 }
 
 // maxArbiterPorts bounds the arbiter to one 64-bit valid mask.
@@ -51,6 +55,7 @@ func NewWalkArbiter(s *rtl.Sim, path string, ins []*rtl.Decoupled[ptw.Walk], out
 		a.In[i].Consumer(b)
 	}
 	a.heldValid = rtl.NewReg[uint64](b, "held_valid", len(ins), 0)
+	a.shown = rtl.NewReg(b, "shown", len(ins), ^uint64(0)>>(64-len(ins)))
 	a.next = rtl.NewReg[uint16](b, "next", 7, 0)
 	a.outValid = rtl.NewFlag(b, "out_valid", false)
 	a.out = rtl.NewRegOf(b, "out", ptw.WalkBits, ptw.Walk{})
@@ -61,8 +66,9 @@ func NewWalkArbiter(s *rtl.Sim, path string, ins []*rtl.Decoupled[ptw.Walk], out
 // Drive shows which holding registers are free and the output register.
 func (a *WalkArbiter) Drive() {
 	hv := a.heldValid.Q()
-	for i, in := range a.In {
-		in.Ready.Set(hv&(1<<i) == 0)
+	for set := hv ^ a.shown.Q(); set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
+		a.In[i].Ready.Set(hv&(1<<i) == 0)
 	}
 	a.Out.Valid.Set(a.outValid.Q())
 	a.Out.Bits.Set(a.out.Q())
@@ -100,6 +106,7 @@ func (a *WalkArbiter) Eval() {
 	}
 	if hv != orig {
 		a.heldValid.Set(hv)
+		a.shown.Set(orig)
 	}
 	if hv == 0 && !outValid {
 		a.Sleep()
@@ -143,9 +150,13 @@ type Router struct {
 	updates ptw.PTEPort[uint64] // snooped page-table writes (Watch)
 
 	local, remote routerQueue
-	stale         *rtl.Reg[uint32] // bit i: fill queue slot i holds a replaced PTE
-	migStale      *rtl.Reg[bool]   // the offered policy completion's PTE was replaced
-	remoteSeen    *rtl.Reg[uint64] // remote PTEs seen, for reports
+	// The SM offered the fill queue's head before the queue last changed,
+	// or len(Fill): the one SM besides the current head's whose fill and
+	// replay Valid Drive may have to lower.
+	shown      *rtl.Reg[uint8]
+	stale      *rtl.Reg[uint32] // bit i: fill queue slot i holds a replaced PTE
+	migStale   *rtl.Reg[bool]   // the offered policy completion's PTE was replaced
+	remoteSeen *rtl.Reg[uint64] // remote PTEs seen, for reports
 }
 
 // routerQueue is a FIFO of walk results.
@@ -211,6 +222,7 @@ func NewRouter(s *rtl.Sim, path string, walks Resolved, fills []tlb.FillPort, re
 	b := &r.Base
 	r.local = newRouterQueue(b, "local")
 	r.remote = newRouterQueue(b, "remote")
+	r.shown = rtl.NewReg(b, "shown", 7, uint8(len(fills)))
 	r.stale = rtl.NewReg[uint32](b, "local_stale", routerDepth, 0)
 	r.migStale = rtl.NewFlag(b, "migrated_stale", false)
 	r.remoteSeen = rtl.NewReg[uint64](b, "remote_seen", 64, 0)
@@ -248,17 +260,18 @@ func (r *Router) Drive() {
 	r.Walks.Ready.Set(localRoom && r.remote.count.Q() < routerDepth)
 	r.Migrated.Ready.Set(localRoom)
 	w, e, ok := r.local.front()
-	sm := int(w.Requester >> WarpBits)
-	stale := r.stale.Q()>>r.local.head.Q()&1 != 0
-	for i := range r.Fill {
-		fill := ok && i == sm
-		r.Fill[i].Valid.Set(fill && !stale)
-		r.Replay[i].Valid.Set(fill)
-		if fill {
-			r.Fill[i].Bits.Set(w.VPN)
-			r.Fill[i].PTE.Set(e)
-			r.Replay[i].Bits.Set(w)
-		}
+	sm := r.target(w, ok)
+	if p := int(r.shown.Q()); p < len(r.Fill) && p != sm {
+		r.Fill[p].Valid.Set(false)
+		r.Replay[p].Valid.Set(false)
+	}
+	if sm < len(r.Fill) {
+		stale := r.stale.Q()>>r.local.head.Q()&1 != 0
+		r.Fill[sm].Valid.Set(!stale)
+		r.Replay[sm].Valid.Set(true)
+		r.Fill[sm].Bits.Set(w.VPN)
+		r.Fill[sm].PTE.Set(e)
+		r.Replay[sm].Bits.Set(w)
 	}
 	w, e, ok = r.remote.front()
 	r.Remote.Valid.Set(ok)
@@ -266,13 +279,23 @@ func (r *Router) Drive() {
 	r.Remote.PTE.Set(e)
 }
 
+// target is the SM the fill queue's head (w, if ok) is offered to, or
+// len(Fill) for none.
+func (r *Router) target(w ptw.Walk, ok bool) int {
+	if sm := int(w.Requester >> WarpBits); ok && sm < len(r.Fill) {
+		return sm
+	}
+	return len(r.Fill)
+}
+
 // Eval retires the heads taken and sorts the arrivals.
 func (r *Router) Eval() {
 	filled := false
-	if w, _, ok := r.local.front(); ok {
-		sm := int(w.Requester >> WarpBits)
+	w, _, ok := r.local.front()
+	sm := r.target(w, ok)
+	if sm < len(r.Fill) {
 		stale := r.stale.Q()>>r.local.head.Q()&1 != 0
-		filled = sm < len(r.Fill) && (r.Fill[sm].Fire() || stale) && r.Replay[sm].Fire()
+		filled = (r.Fill[sm].Fire() || stale) && r.Replay[sm].Fire()
 	}
 	r.markStale(filled)
 	var toLocal, toRemote [2]Resolved
@@ -290,6 +313,9 @@ func (r *Router) Eval() {
 	if r.Migrated.Fire() {
 		toLocal[nl] = r.Migrated
 		nl++
+	}
+	if (filled || nl > 0) && uint8(sm) != r.shown.Q() {
+		r.shown.Set(uint8(sm))
 	}
 	busy := r.local.step(filled, toLocal[:nl]...)
 	busy = r.remote.step(r.Remote.Fire(), toRemote[:nr]...) || busy
