@@ -183,11 +183,18 @@ func (g *GMMU) Eval() {
 		active = true
 	}
 	nextCount, nextWaiting, nextAnswers, nextActive := g.count.Q(), g.waiting.Q(), g.answers.Q(), g.active.Q()
+	accept := g.Req.Fire()
+	var r Walk
+	if accept {
+		r = g.Req.Bits.Get()
+	}
+	ws := g.searchWalkers(now, accept, r.VPN)
+	es := g.searchEntries(accept, r.VPN)
 
 	// Result stage.
 	doneWalker, answerEntry := -1, -1
 	if !g.outValid.Q() || fire {
-		doneWalker, answerEntry = g.oldestFinished(now)
+		doneWalker, answerEntry = ws.done, es.answer
 		var w Walk
 		switch {
 		case answerEntry >= 0 && (doneWalker < 0 || g.age.At(answerEntry).Q() < g.wAge.At(doneWalker).Q()):
@@ -219,8 +226,8 @@ func (g *GMMU) Eval() {
 	}
 
 	// Dispatch.
-	if w := g.freeWalker(); w >= 0 {
-		if e := g.oldestWaiting(); e >= 0 {
+	if w := ws.free; w >= 0 {
+		if e := es.waiting; e >= 0 {
 			active = true
 			v := g.vpn.At(e).Q()
 			g.busy.At(w).Set(1)
@@ -237,13 +244,17 @@ func (g *GMMU) Eval() {
 		}
 	}
 
-	// Accept.
-	if g.Req.Fire() {
+	// Accept. The request merges into a walk of its VPN that is queued or
+	// under way and reads its PTE after this cycle: the walker finishing
+	// now does not count.
+	if accept {
 		active = true
-		r := g.Req.Bits.Get()
-		e := g.freeEntry()
+		e := es.free
+		if e < 0 {
+			panic(fmt.Sprintf("ptw: %s accepted a request with no free queue entry", g.Path()))
+		}
 		st := uint8(entryWaiting)
-		if g.walkPending(r.VPN, doneWalker) {
+		if (ws.match >= 0 && ws.match != doneWalker) || ws.matches > 1 || es.match {
 			st = entryMerged
 			g.merged.Set(g.merged.Q() + 1)
 		} else {
@@ -308,36 +319,88 @@ func setIfChanged(r *rtl.Reg[uint32], v uint32) {
 	}
 }
 
-// oldestFinished returns the oldest walker whose walk has reached its leaf
-// read and the oldest answered merged request, each -1 if none.
-func (g *GMMU) oldestFinished(now uint64) (walker, entry int) {
-	walker, entry = -1, -1
-	if g.answers.Q() == 0 {
-		return g.oldestDoneWalker(now), -1
-	}
-	walker = g.oldestDoneWalker(now)
-	for e := range g.state.Len() {
-		if g.state.At(e).Q() == entryAnswer && (entry < 0 || g.age.At(e).Q() < g.age.At(entry).Q()) {
-			entry = e
-		}
-	}
-	return walker, entry
+// walkerSearch is what one pass over the walkers finds.
+type walkerSearch struct {
+	done    int // the oldest walker whose walk has reached its leaf read, or -1
+	free    int // the first idle walker, or -1
+	match   int // the first busy walker of the VPN searched for, or -1
+	matches int // busy walkers of that VPN
 }
 
-// oldestDoneWalker returns the oldest walker whose walk has reached its
-// leaf read, or -1.
-func (g *GMMU) oldestDoneWalker(now uint64) int {
-	walker := -1
+// searchWalkers looks at every walker once: for the oldest finished walk,
+// a free walker, and, if want, the walks of vpn.
+func (g *GMMU) searchWalkers(now uint64, want bool, vpn uint64) walkerSearch {
+	r := walkerSearch{done: -1, free: -1, match: -1}
 	if g.active.Q() == 0 {
-		return -1
+		if g.busy.Len() > 0 {
+			r.free = 0
+		}
+		return r
 	}
+	doneAge := uint64(0)
 	for w := range g.busy.Len() {
-		if g.busy.At(w).Q() == 1 && g.doneAt.At(w).Q() <= now &&
-			(walker < 0 || g.wAge.At(w).Q() < g.wAge.At(walker).Q()) {
-			walker = w
+		if g.busy.At(w).Q() != 1 {
+			if r.free < 0 {
+				r.free = w
+			}
+			continue
+		}
+		if g.doneAt.At(w).Q() <= now {
+			if a := g.wAge.At(w).Q(); r.done < 0 || a < doneAge {
+				r.done, doneAge = w, a
+			}
+		}
+		if want && g.wVPN.At(w).Q() == vpn {
+			if r.match < 0 {
+				r.match = w
+			}
+			r.matches++
 		}
 	}
-	return walker
+	return r
+}
+
+// entrySearch is what one pass over the walk queue finds.
+type entrySearch struct {
+	answer  int  // the oldest answered merged request, or -1
+	waiting int  // the oldest request waiting for a walker, or -1
+	free    int  // the first free entry, or -1
+	match   bool // a request of the VPN searched for waits for a walker
+}
+
+// searchEntries looks at every queue entry once: for the oldest answered
+// and the oldest waiting request, a free entry, and, if want, a waiting
+// request of vpn. The entry chosen as free is free at the start of the
+// cycle, so it never collides with one freed in the same cycle.
+func (g *GMMU) searchEntries(want bool, vpn uint64) entrySearch {
+	r := entrySearch{answer: -1, waiting: -1, free: -1}
+	if g.count.Q() == 0 {
+		if g.state.Len() > 0 {
+			r.free = 0
+		}
+		return r
+	}
+	answerAge, waitingAge := uint64(0), uint64(0)
+	for e := range g.state.Len() {
+		switch g.state.At(e).Q() {
+		case entryFree:
+			if r.free < 0 {
+				r.free = e
+			}
+		case entryAnswer:
+			if a := g.age.At(e).Q(); r.answer < 0 || a < answerAge {
+				r.answer, answerAge = e, a
+			}
+		case entryWaiting:
+			if a := g.age.At(e).Q(); r.waiting < 0 || a < waitingAge {
+				r.waiting, waitingAge = e, a
+			}
+			if want && !r.match && g.vpn.At(e).Q() == vpn {
+				r.match = true
+			}
+		}
+	}
+	return r
 }
 
 // answerMerged marks every request merged into the walk of vpn as answered;
@@ -356,58 +419,6 @@ func (g *GMMU) answerMerged(vpn uint64) uint32 {
 		}
 	}
 	return n
-}
-
-// walkPending reports whether a walk of vpn is queued or under way and will
-// read its PTE after this cycle (the walker finishing now is excluded).
-func (g *GMMU) walkPending(vpn uint64, finishing int) bool {
-	for w := range g.busy.Len() {
-		if w != finishing && g.busy.At(w).Q() == 1 && g.wVPN.At(w).Q() == vpn {
-			return true
-		}
-	}
-	for e := range g.state.Len() {
-		if g.state.At(e).Q() == entryWaiting && g.vpn.At(e).Q() == vpn {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *GMMU) oldestWaiting() int {
-	best := -1
-	if g.waiting.Q() == 0 {
-		return -1
-	}
-	for e := range g.state.Len() {
-		if g.state.At(e).Q() == entryWaiting && (best < 0 || g.age.At(e).Q() < g.age.At(best).Q()) {
-			best = e
-		}
-	}
-	return best
-}
-
-func (g *GMMU) freeWalker() int {
-	if int(g.active.Q()) == g.busy.Len() {
-		return -1
-	}
-	for w := range g.busy.Len() {
-		if g.busy.At(w).Q() == 0 {
-			return w
-		}
-	}
-	return -1
-}
-
-// freeEntry returns a free queue entry. The entry chosen is free at the
-// start of the cycle, so it never collides with one freed in the same cycle.
-func (g *GMMU) freeEntry() int {
-	for e := range g.state.Len() {
-		if g.state.At(e).Q() == entryFree {
-			return e
-		}
-	}
-	panic(fmt.Sprintf("ptw: %s accepted a request with no free queue entry", g.Path()))
 }
 
 // pwcLookup reports whether the page-walk cache holds vpn's leaf-table
