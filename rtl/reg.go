@@ -2,6 +2,7 @@ package rtl
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"unsafe"
 
@@ -32,12 +33,13 @@ type traced interface {
 // comparable struct that implements Packer.
 type Reg[T comparable] struct {
 	// The fields read every cycle come first and the descriptive ones sit
-	// behind a pointer, so that scanning a Vec touches little memory.
+	// in the Sim, found by number, so that scanning a Vec touches little
+	// memory.
 	q, d    T
 	dirty   bool
 	checked bool // the Sim's checked mode, kept beside the value
+	info    uint32
 	owner   *Base
-	info    *regInfo[T]
 }
 
 // regInfo is what a register needs only for checks, tracing and reset.
@@ -81,9 +83,13 @@ func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, 
 	if width < 1 || width > 64 {
 		panic(fmt.Sprintf("rtl: register %s width %d outside 1..64", b.Child(name), width))
 	}
-	*r = Reg[T]{q: reset, d: reset, checked: b.checked, owner: b, info: &regInfo[T]{name: b.Child(name), width: width, reset: reset, pack: pack}}
+	if len(b.sim.regInfo) > math.MaxUint32 {
+		panic(fmt.Sprintf("rtl: register %s: too many registers", b.Child(name)))
+	}
+	*r = Reg[T]{q: reset, d: reset, checked: b.checked, owner: b, info: uint32(len(b.sim.regInfo))}
+	b.sim.regInfo = append(b.sim.regInfo, &regInfo[T]{name: b.Child(name), width: width, reset: reset, pack: pack})
 	if pack(reset)&^mask(width) != 0 {
-		panic(fmt.Sprintf("rtl: register %s reset value does not fit %d bits", r.info.name, width))
+		panic(fmt.Sprintf("rtl: register %s reset value does not fit %d bits", r.about().name, width))
 	}
 	b.sim.regs = append(b.sim.regs, r)
 	b.sim.addSignal(r)
@@ -92,10 +98,12 @@ func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, 
 // Q is the register's value in the current cycle.
 func (r *Reg[T]) Q() T {
 	if r.checked {
-		r.owner.sim.checkRegRead(r.owner, r.info.name)
+		r.checkRead()
 	}
 	return r.q
 }
+
+func (r *Reg[T]) checkRead() { r.owner.sim.checkRegRead(r.owner, r.about().name) }
 
 // Set writes the value the register takes at the next clock edge. Only the
 // owning block may write it, only in Eval, and only once per cycle.
@@ -122,7 +130,7 @@ func (r *Reg[T]) Poke(v T) {
 }
 
 func (r *Reg[T]) checkSet(v T) {
-	s, in := r.owner.sim, r.info
+	s, in := r.owner.sim, r.about()
 	s.checkRegWrite(r.owner, in.name, r.dirty)
 	if in.pack(v)&^mask(in.width) != 0 {
 		s.fail(fmt.Errorf("register %s: value %#x does not fit %d bits in cycle %d", in.name, in.pack(v), in.width, s.cycle))
@@ -135,16 +143,20 @@ func (r *Reg[T]) commit() {
 }
 
 func (r *Reg[T]) resetValue() {
-	r.q, r.d, r.dirty = r.info.reset, r.info.reset, false
+	reset := r.about().reset
+	r.q, r.d, r.dirty = reset, reset, false
 }
 
+// about is what the register needs only for checks, tracing and reset.
+func (r *Reg[T]) about() *regInfo[T] { return r.owner.sim.regInfo[r.info].(*regInfo[T]) }
+
 // Name is the register's hierarchical name.
-func (r *Reg[T]) Name() string { return r.info.name }
+func (r *Reg[T]) Name() string { return r.about().name }
 
 // Width is the register's width in bits.
-func (r *Reg[T]) Width() int { return r.info.width }
+func (r *Reg[T]) Width() int { return r.about().width }
 
-func (r *Reg[T]) bits() uint64 { return r.info.pack(r.q) }
+func (r *Reg[T]) bits() uint64 { return r.about().pack(r.q) }
 
 // Vec is a vector of registers of one type and width, such as the entries of
 // a FIFO. Element i is named name[i].

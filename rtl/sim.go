@@ -55,6 +55,7 @@ type Sim struct {
 
 	dirty   []committer
 	regs    []resettable
+	regInfo []any // per register, by number: its *regInfo
 	wires   []resettable
 	signals []traced
 	names   map[string]bool

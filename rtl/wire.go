@@ -63,14 +63,19 @@ func initWire[T comparable](w *Wire[T], s *Sim, name string, width int, pack fun
 // between cycles to apply inputs. A change of value wakes the listeners.
 func (w *Wire[T]) Set(v T) {
 	if w.checked {
-		s := w.sim
-		s.checkWireDrive(w.name, &w.driver, w.width, w.pack(v))
+		w.checkSet(v)
 	}
 	if w.v != v {
 		w.v = v
-		for _, b := range w.sinks {
-			b.wake()
-		}
+		w.wakeSinks()
+	}
+}
+
+func (w *Wire[T]) checkSet(v T) { w.sim.checkWireDrive(w.name, &w.driver, w.width, w.pack(v)) }
+
+func (w *Wire[T]) wakeSinks() {
+	for _, b := range w.sinks {
+		b.wake()
 	}
 }
 
