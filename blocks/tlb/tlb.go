@@ -31,6 +31,9 @@ type TLB struct {
 	entry *rtl.Vec[pte.PTE] // per way
 	used  *rtl.Vec[uint64]  // per way: last-use stamp; the set's oldest is its LRU way
 	clock *rtl.Reg[uint64]  // next use stamp
+	// invalid counts the ways whose tag is not valid, in all sets: while it
+	// is zero a fill needs no search for a free way.
+	invalid *rtl.Reg[uint32]
 
 	out    *rtl.Vec[Response] // response ring, HitLatency+1 deep
 	outPTE *rtl.Vec[pte.PTE]
@@ -83,6 +86,7 @@ func New(s *rtl.Sim, path string, cfg Config) (*TLB, error) {
 	t.entry = rtl.NewVec[pte.PTE](&t.Base, "entry", n, 64, 0)
 	t.used = rtl.NewVec[uint64](&t.Base, "used", n, 64, 0)
 	t.clock = rtl.NewReg[uint64](&t.Base, "clock", 64, 1)
+	t.invalid = rtl.NewReg(&t.Base, "invalid", 27, uint32(n))
 	d := int(t.depth)
 	t.out = rtl.NewVecOf(&t.Base, "out", d, ResponseBits, Response{})
 	t.outPTE = rtl.NewVec[pte.PTE](&t.Base, "out_pte", d, 64, 0)
@@ -157,13 +161,14 @@ func (t *TLB) applyMatch() {
 // if there is one, otherwise the least recently used.
 func (t *TLB) victim(vpn uint64) int {
 	base := int(vpn&t.setMask) * t.cfg.Ways
-	best := base
+	check := t.invalid.Q() != 0
+	best, oldest := base, t.used.At(base).Q()
 	for w := base; w < base+t.cfg.Ways; w++ {
-		if t.tag.At(w).Q()&validTag == 0 {
+		if check && t.tag.At(w).Q()&validTag == 0 {
 			return w
 		}
-		if t.used.At(w).Q() < t.used.At(best).Q() {
-			best = w
+		if u := t.used.At(w).Q(); u < oldest {
+			best, oldest = w, u
 		}
 	}
 	return best
@@ -215,6 +220,7 @@ func (t *TLB) Eval() {
 		inv = t.Inval.Bits.Get()
 	}
 
+	invalid := t.invalid.Q()
 	fillWay := -1
 	if t.Fill.Fire() {
 		active = true
@@ -226,6 +232,8 @@ func (t *TLB) Eval() {
 				if old := t.tag.At(fillWay).Q(); old&validTag != 0 {
 					t.evictions.Set(t.evictions.Q() + 1)
 					t.unmapped = append(t.unmapped, old&^validTag)
+				} else {
+					invalid--
 				}
 				t.mapped = append(t.mapped, vpn)
 				t.mappedTo = fillWay
@@ -244,7 +252,10 @@ func (t *TLB) Eval() {
 	}
 
 	if shootdown {
-		t.shoot(inv, fillWay)
+		invalid += t.shoot(inv, fillWay)
+	}
+	if invalid != t.invalid.Q() {
+		t.invalid.Set(invalid)
 	}
 	t.applyMatch()
 	if t.InvalAck.Fire() {
@@ -275,9 +286,9 @@ func (t *TLB) Eval() {
 }
 
 // shoot clears the entries a shootdown names, leaving alone the way a fill
-// writes this cycle (a full flush cancels every fill), and raises the
-// acknowledgement.
-func (t *TLB) shoot(inv Invalidate, fillWay int) {
+// writes this cycle (a full flush cancels every fill), raises the
+// acknowledgement, and returns the number of entries cleared.
+func (t *TLB) shoot(inv Invalidate, fillWay int) uint32 {
 	var n uint64
 	if inv.All {
 		for w := range t.tag.Len() {
@@ -295,6 +306,7 @@ func (t *TLB) shoot(inv Invalidate, fillWay int) {
 	t.invals.Set(t.invals.Q() + n)
 	t.ack.Set(inv)
 	t.ackPending.Set(true)
+	return uint32(n)
 }
 
 func (t *TLB) wrap(i uint32) uint32 {
