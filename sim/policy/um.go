@@ -327,6 +327,12 @@ type umDriver struct {
 	// zero-copy reply held back while a fetch started may go (nextDue).
 	rescan  *rtl.Reg[bool]
 	nextDue *rtl.Reg[uint64]
+	// quiet: the last search found nothing to answer or free, and since
+	// then nothing but arrivals changed, so only the entry that arrived
+	// last cycle (arrival) can be answerable now: the search looks at it
+	// alone and finds what the whole search would.
+	quiet   *rtl.Reg[bool]
+	arrival *rtl.Reg[uint32]
 
 	faults     *rtl.Reg[uint64]
 	migrations *rtl.Reg[uint64]
@@ -402,6 +408,8 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 	d.repRemote = rtl.NewFlag(b, "rep_remote", false)
 	d.rescan = rtl.NewFlag(b, "rescan", false)
 	d.nextDue = rtl.NewReg[uint64](b, "next_due", 64, rtl.Never)
+	d.quiet = rtl.NewFlag(b, "quiet", false)
+	d.arrival = rtl.NewReg[uint32](b, "arrival", 32, 0)
 	d.faults = rtl.NewReg[uint64](b, "faults", 64, 0)
 	d.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	d.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
@@ -555,7 +563,8 @@ func (d *umDriver) Eval() {
 	waiting := d.waiting.Q()
 	busy := false
 	arriveSM, replySM := -1, -1
-	freed := -1 // the page of a raised migration retired this cycle
+	freed := -1                     // the page of a raised migration retired this cycle
+	searched, found := false, false // a search ran; it answered or freed an entry
 
 	// The driver starts a fetch this cycle: no zero-copy reply is offered
 	// for a page that is about to be on its way (see offerReply).
@@ -595,8 +604,10 @@ func (d *umDriver) Eval() {
 			}
 		}
 	}
+	arrival := -1 // the entry that arrives this cycle
 	if raised {
 		i := d.freeEntry()
+		arrival = i
 		d.reqKind.At(i).Set(entryPromote)
 		d.reqWalk.At(i).Set(raiseWalk)
 		d.reqSeq.At(i).Set(d.seq.Q())
@@ -608,6 +619,7 @@ func (d *umDriver) Eval() {
 		w := d.remote.Bits.Get()
 		page := int(w.VPN - d.base)
 		i := d.freeEntry()
+		arrival = i
 		kind := uint8(entryFault)
 		if d.pageState(page) == pageRemote {
 			c := d.menu.Counters().Get(page / uvm.PagesPerBlock)
@@ -641,12 +653,17 @@ func (d *umDriver) Eval() {
 			}
 			d.reqKind.At(i).Set(entryFree)
 			waiting--
-			_, _, freed = d.offerReply(i, fetching)
+			_, _, freed = d.offerReply(i, fetching, -1)
 		}
 	} else if d.rescan.Q() || now >= wake {
+		only := -1
+		if d.quiet.Q() && wake == rtl.Never {
+			only = int(d.arrival.Q())
+		}
 		var offered bool
-		offered, wake, freed = d.offerReply(-1, fetching)
+		offered, wake, freed = d.offerReply(-1, fetching, only)
 		busy = busy || offered
+		searched, found = true, offered || freed >= 0
 	}
 	if freed >= 0 {
 		waiting--
@@ -797,9 +814,20 @@ func (d *umDriver) Eval() {
 	if waiting != d.waiting.Q() {
 		d.waiting.Set(waiting)
 	}
-	rescan := raised || d.remote.Fire() || d.migrated.Fire() || d.update.Fire() || d.events.Fire() || next != d.fsm.Q()
+	changed := d.migrated.Fire() || d.update.Fire() || d.events.Fire() || next != d.fsm.Q()
+	rescan := raised || d.remote.Fire() || changed
 	if rescan != d.rescan.Q() {
 		d.rescan.Set(rescan)
+	}
+	quiet := d.quiet.Q()
+	if searched {
+		quiet = !found
+	}
+	if quiet = quiet && !changed; quiet != d.quiet.Q() {
+		d.quiet.Set(quiet)
+	}
+	if arrival >= 0 {
+		d.arrival.Set(uint32(arrival))
 	}
 	busy = busy || rescan
 	if !busy {
@@ -900,7 +928,8 @@ func (d *umDriver) unmapping(page int) bool {
 }
 
 // offerReply registers the first entry other than skip that can be
-// answered as the next reply: a fault or zero-copy access whose page is
+// answered as the next reply (only that entry when only is not -1): a
+// fault or zero-copy access whose page is
 // valid (its PTE write done) gets the local PTE; a zero-copy access whose
 // page is still in host memory gets the remote PTE, and the page is marked
 // as mapped in a TLB. In the cycle the driver starts a fetch no remote PTE
@@ -909,11 +938,15 @@ func (d *umDriver) unmapping(page int) bool {
 // answers nobody: the first one found is freed here, and its page is
 // returned as freed (-1 if none). It reports whether it offered a reply
 // and, if not, the cycle a held-back zero-copy reply may go.
-func (d *umDriver) offerReply(skip int, fetching bool) (offered bool, wake uint64, freed int) {
+func (d *umDriver) offerReply(skip int, fetching bool, only int) (offered bool, wake uint64, freed int) {
 	now := d.Now()
 	wake, freed = rtl.Never, -1
 	left := d.waiting.Q() // occupied entries: the search stops after the last
-	for i := 0; i < d.bufSize && left > 0; i++ {
+	first, end := 0, d.bufSize
+	if only >= 0 {
+		first, end = only, only+1
+	}
+	for i := first; i < end && left > 0; i++ {
 		kind := d.reqKind.At(i).Q()
 		if kind == entryFree {
 			continue
