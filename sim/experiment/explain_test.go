@@ -43,7 +43,7 @@ func TestExplanationsQuoteTheRuns(t *testing.T) {
 		case s.Policy == PolicyUVMSmart:
 			r.Cycles, r.Migrations, r.RemoteAccesses = 904_000, 1500, 70
 		default:
-			r.Migrations = 1000
+			r.Migrations, r.GPUMemoryBytes, r.FootprintBytes = 1000, 8<<20, 12<<20
 		}
 		outs = append(outs, Outcome{Spec: s, Result: r})
 	}
@@ -71,8 +71,12 @@ func TestExplanationsQuoteTheRuns(t *testing.T) {
 	assert.Contains(t, f4b.Explanation(), "UM migrates 3.0x (ra) the 4 KB pages UVMMU does")
 
 	smart := row("UVMSmart speedup over UM, 125%, geomean")
-	assert.Contains(t, smart.Explanation(), "UVMSmart serves 70 (ra) accesses zero-copy, migrates 0.50x (ra) the 4 KB pages UM does")
+	assert.Contains(t, smart.Explanation(), "UVMSmart serves 70 (ra) loads zero-copy, migrates 0.50x (ra) the 4 KB pages UM does")
 	assert.Contains(t, smart.Explanation(), "its run time is 2.00x (ra) of UM's")
+
+	ra := row("UVMMU speedup over UM, 150%, ra")
+	assert.Contains(t, ra.Explanation(), "UM migrates 3.0x (ra) the 4 KB pages UVMMU does")
+	assert.Contains(t, ra.Explanation(), "ra's GPU memory is 4 2 MB regions for a 12.0 MB footprint")
 
 	for _, c := range checks {
 		if c.Status() == "fail" {

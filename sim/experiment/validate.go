@@ -54,7 +54,8 @@ func (c *Check) Status() string {
 }
 
 // Explanation is the reason the model differs from the paper by more than
-// ExplainThreshold, or why it was not measured.
+// ExplainThreshold or falls outside the row's tolerance, or why it was not
+// measured.
 func (c *Check) Explanation() string {
 	d := c.Difference()
 	switch {
@@ -62,7 +63,7 @@ func (c *Check) Explanation() string {
 		return "not measured: no completed runs"
 	case math.IsNaN(d):
 		return "not measured: " + c.Missing
-	case d <= ExplainThreshold:
+	case d <= ExplainThreshold && c.Status() == "pass":
 		return ""
 	case c.Why != "":
 		return c.Why
@@ -245,7 +246,7 @@ func Validate(p Params, figs []Figure, l Lookup) []Check {
 
 	ev := evidence{p: p, l: l}
 	for i := range checks {
-		if c := &checks[i]; c.Difference() > ExplainThreshold {
+		if c := &checks[i]; c.Difference() > ExplainThreshold || c.Status() == "fail" {
 			c.Why = ev.explain(c)
 		}
 	}
