@@ -70,6 +70,25 @@ func (s spread) format(unit string, digits int) string {
 	return fmt.Sprintf("%s geomean, %s (%s) to %s (%s)", f(s.geo), f(s.lo), s.loW, f(s.hi), s.hiW)
 }
 
+// run names one run of a workload: policy, ratio and settings.
+type run struct {
+	pol   string
+	ratio int
+	sets  []string
+}
+
+// pairs evaluates f per workload on the workload's runs a and b; the
+// value is undefined where either run is missing.
+func (e evidence) pairs(a, b run, f func(x, y *system.Result) float64) spread {
+	return e.over(func(w string) float64 {
+		x, y := e.result(w, a.pol, a.ratio, a.sets...), e.result(w, b.pol, b.ratio, b.sets...)
+		if x == nil || y == nil {
+			return math.NaN()
+		}
+		return f(x, y)
+	})
+}
+
 // faultUs is the UM far-fault latency of Fig. 1's normalising run.
 var faultUs = FaultLatenciesUs[0]
 
@@ -77,14 +96,10 @@ var faultUs = FaultLatenciesUs[0]
 // divided by the far faults of the 50 us run, in microseconds: the GPU
 // time (execution and transfers) each far fault's handling is set against.
 func (e evidence) workPerFault(ratio int) spread {
-	return e.over(func(w string) float64 {
-		free := e.result(w, PolicyUM, ratio, faultSet(0))
-		slow := e.result(w, PolicyUM, ratio, faultSet(faultUs))
-		if free == nil || slow == nil || slow.FarFaults == 0 {
-			return math.NaN()
-		}
-		return float64(free.Cycles) / float64(slow.FarFaults) / float64(free.ClockMHz)
-	})
+	return e.pairs(run{PolicyUM, ratio, []string{faultSet(0)}}, run{PolicyUM, ratio, []string{faultSet(faultUs)}},
+		func(free, slow *system.Result) float64 {
+			return Ratio(free.Cycles, slow.FarFaults) / float64(free.ClockMHz)
+		})
 }
 
 // impliedWorkPerFault is the GPU time per far fault that a speedup R from
@@ -95,49 +110,27 @@ func impliedWorkPerFault(r, a, b float64) float64 { return (a - r*b) / (r - 1) }
 // faultShare is the fraction of UM's run time (at its configured fault
 // latency) that fault handling adds: 1 - T(0 us) / T.
 func (e evidence) faultShare(ratio int) spread {
-	return e.over(func(w string) float64 {
-		free := e.result(w, PolicyUM, ratio, faultSet(0))
-		um := e.result(w, PolicyUM, ratio)
-		if free == nil || um == nil {
-			return math.NaN()
-		}
-		return 100 * (1 - float64(free.Cycles)/float64(um.Cycles))
-	})
+	return e.pairs(run{PolicyUM, ratio, []string{faultSet(0)}}, run{PolicyUM, ratio, nil},
+		func(free, um *system.Result) float64 { return 100 * (1 - Ratio(free.Cycles, um.Cycles)) })
 }
 
 // ratioOf is a per-workload ratio of two runs' fields.
 func (e evidence) ratioOf(ratio int, num, den string, field func(*system.Result) uint64) spread {
-	return e.over(func(w string) float64 {
-		a, b := e.result(w, num, ratio), e.result(w, den, ratio)
-		if a == nil || b == nil {
-			return math.NaN()
-		}
-		return Ratio(field(a), field(b))
-	})
+	return e.pairs(run{num, ratio, nil}, run{den, ratio, nil},
+		func(a, b *system.Result) float64 { return Ratio(field(a), field(b)) })
 }
 
 // umWithoutFaultsOverUVMMU is UM's run time with no fault latency over
 // UVMMU's: what is left of UVMMU's lead once UM's faults cost nothing.
 func (e evidence) umWithoutFaultsOverUVMMU(ratio int) spread {
-	return e.over(func(w string) float64 {
-		free := e.result(w, PolicyUM, ratio, faultSet(0))
-		u := e.result(w, PolicyUVMMU, ratio)
-		if free == nil || u == nil {
-			return math.NaN()
-		}
-		return Ratio(free.Cycles, u.Cycles)
-	})
+	return e.pairs(run{PolicyUM, ratio, []string{faultSet(0)}}, run{PolicyUVMMU, ratio, nil},
+		func(free, u *system.Result) float64 { return Ratio(free.Cycles, u.Cycles) })
 }
 
 // growth is a field of a policy's runs at ratio over the same at 100%.
 func (e evidence) growth(pol string, ratio int, field func(*system.Result) uint64) spread {
-	return e.over(func(w string) float64 {
-		a, b := e.result(w, pol, 100), e.result(w, pol, ratio)
-		if a == nil || b == nil {
-			return math.NaN()
-		}
-		return Ratio(field(b), field(a))
-	})
+	return e.pairs(run{pol, ratio, nil}, run{pol, 100, nil},
+		func(at, base *system.Result) float64 { return Ratio(field(at), field(base)) })
 }
 
 // perWorkload is a field of a policy's runs.

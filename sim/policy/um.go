@@ -606,20 +606,13 @@ func (d *umDriver) Eval() {
 	}
 	arrival := -1 // the entry that arrives this cycle
 	if raised {
-		i := d.freeEntry()
-		arrival = i
-		d.reqKind.At(i).Set(entryPromote)
-		d.reqWalk.At(i).Set(raiseWalk)
-		d.reqSeq.At(i).Set(d.seq.Q())
-		d.seq.Set(d.seq.Q() + 1)
+		arrival = d.enqueue(entryPromote, raiseWalk)
 		waiting++
 	}
 
 	if d.remote.Fire() {
 		w := d.remote.Bits.Get()
 		page := int(w.VPN - d.base)
-		i := d.freeEntry()
-		arrival = i
 		kind := uint8(entryFault)
 		if d.pageState(page) == pageRemote {
 			c := d.menu.Counters().Get(page / uvm.PagesPerBlock)
@@ -628,10 +621,7 @@ func (d *umDriver) Eval() {
 				kind = entryZeroCopy
 			}
 		}
-		d.reqKind.At(i).Set(kind)
-		d.reqWalk.At(i).Set(w)
-		d.reqSeq.At(i).Set(d.seq.Q())
-		d.seq.Set(d.seq.Q() + 1)
+		arrival = d.enqueue(kind, w)
 		waiting++
 		if kind == entryFault {
 			arriveSM = int(w.Requester >> gpu.WarpBits)
@@ -996,6 +986,18 @@ func (d *umDriver) offerReply(skip int, fetching bool, only int) (offered bool, 
 		d.nextDue.Set(wake)
 	}
 	return false, wake, freed
+}
+
+// enqueue places an entry of kind for walk w in the first free slot of
+// the fault buffer, stamped with its arrival order, and returns the slot.
+// At most one entry arrives per cycle.
+func (d *umDriver) enqueue(kind uint8, w ptw.Walk) int {
+	i := d.freeEntry()
+	d.reqKind.At(i).Set(kind)
+	d.reqWalk.At(i).Set(w)
+	d.reqSeq.At(i).Set(d.seq.Q())
+	d.seq.Set(d.seq.Q() + 1)
+	return i
 }
 
 func (d *umDriver) freeEntry() int {
