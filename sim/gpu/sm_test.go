@@ -14,21 +14,6 @@ import (
 	"github.com/uvmmu/uvmmu/sim/workload"
 )
 
-// script is a warp stream that replays a fixed list of instructions.
-type script struct {
-	ops []workload.Op
-	pc  int
-}
-
-func (s *script) Next(op *workload.Op) bool {
-	if s.pc == len(s.ops) {
-		return false
-	}
-	*op = s.ops[s.pc]
-	s.pc++
-	return true
-}
-
 func compute(k uint32) workload.Op { return workload.Op{Kind: workload.OpCompute, Cycles: k} }
 
 func access(kind workload.OpKind, addrs ...uint64) workload.Op {
@@ -156,7 +141,7 @@ func (b *bench) run(t *testing.T) uint64 {
 
 func oneWarpKernel(ops ...workload.Op) []workload.Phase {
 	return []workload.Phase{{Kernel: &workload.Kernel{Name: "k", Blocks: 1, ThreadsPerBlock: 32,
-		NewWarp: func(b, w int) workload.WarpStream { return &script{ops: ops} }}}}
+		NewWarp: func(b, w int) workload.WarpStream { return workload.Replay(ops) }}}}
 }
 
 // One warp: compute 10, a one-lane load, a one-lane store to another page,
@@ -245,7 +230,7 @@ func TestRandomKernelsInvariants(t *testing.T) {
 		}
 		wpb := threads / 32
 		phases = append(phases, workload.Phase{Kernel: &workload.Kernel{Name: "k", Blocks: blocks, ThreadsPerBlock: threads,
-			NewWarp: func(b, w int) workload.WarpStream { return &script{ops: progs[b*wpb+w]} }}})
+			NewWarp: func(b, w int) workload.WarpStream { return workload.Replay(progs[b*wpb+w]) }}})
 	}
 	var cycles []uint64
 	for _, sched := range []Scheduler{GTO, LRR} {

@@ -61,7 +61,7 @@ func (r *regions) Phases() []workload.Phase {
 			if r.drain.Cycles > 0 {
 				ops = append(ops, r.drain)
 			}
-			return &script{ops: ops}
+			return workload.Replay(ops)
 		}}}}
 }
 
@@ -69,20 +69,6 @@ func (r *regions) Phases() []workload.Phase {
 // fetch can take (a whole region is 512 * 379 wire cycles plus the round
 // trip), so that every page the driver planned has landed when the run ends.
 var drain = workload.Op{Kind: workload.OpCompute, Cycles: 200_000}
-
-type script struct {
-	ops []workload.Op
-	pc  int
-}
-
-func (s *script) Next(op *workload.Op) bool {
-	if s.pc == len(s.ops) {
-		return false
-	}
-	*op = s.ops[s.pc]
-	s.pc++
-	return true
-}
 
 // microConfig is the default system with invariants checked, one SM per
 // thread block, the given policy and memory pressure, and overrides.

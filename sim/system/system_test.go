@@ -32,21 +32,7 @@ func (m *micro) Allocs() []workload.Alloc { return m.allocs }
 func (m *micro) Footprint() uint64        { return m.allocs[0].Bytes }
 func (m *micro) Phases() []workload.Phase {
 	return []workload.Phase{{Kernel: &workload.Kernel{Name: "k", Blocks: 1, ThreadsPerBlock: 32,
-		NewWarp: func(b, w int) workload.WarpStream { return &script{ops: m.ops} }}}}
-}
-
-type script struct {
-	ops []workload.Op
-	pc  int
-}
-
-func (s *script) Next(op *workload.Op) bool {
-	if s.pc == len(s.ops) {
-		return false
-	}
-	*op = s.ops[s.pc]
-	s.pc++
-	return true
+		NewWarp: func(b, w int) workload.WarpStream { return workload.Replay(m.ops) }}}}
 }
 
 func testConfig(policyName string) config.Config {

@@ -81,6 +81,24 @@ type Op struct {
 // and returns false at the end. Next does not allocate.
 type WarpStream interface{ Next(op *Op) bool }
 
+// Replay is a warp stream that issues a fixed list of instructions once,
+// for hand-written micro-workloads.
+func Replay(ops []Op) WarpStream { return &replay{ops: ops} }
+
+type replay struct {
+	ops []Op
+	pc  int
+}
+
+func (r *replay) Next(op *Op) bool {
+	if r.pc == len(r.ops) {
+		return false
+	}
+	*op = r.ops[r.pc]
+	r.pc++
+	return true
+}
+
 // Kernel is one kernel launch.
 type Kernel struct {
 	Name            string

@@ -326,3 +326,15 @@ func BenchmarkNext(b *testing.B) {
 		})
 	}
 }
+
+func TestReplayIssuesEachOpOnce(t *testing.T) {
+	ops := []Op{{Kind: OpCompute, Cycles: 3}, {Kind: OpLoad, Lanes: 1, Size: 4}}
+	s := Replay(ops)
+	var got []Op
+	var op Op
+	for s.Next(&op) {
+		got = append(got, op)
+	}
+	assert.Equal(t, ops, got)
+	assert.False(t, s.Next(&op))
+}
