@@ -242,7 +242,9 @@ func (b *bench) step() {
 	}
 }
 
-func (b *bench) logAt(c uint64, what string) { b.trace = append(b.trace, fmt.Sprintf("%d: %s", c, what)) }
+func (b *bench) logAt(c uint64, what string) {
+	b.trace = append(b.trace, fmt.Sprintf("%d: %s", c, what))
+}
 
 // run steps n cycles.
 func (b *bench) run(n int) {
