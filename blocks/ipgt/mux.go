@@ -60,6 +60,8 @@ func (m *Mux) granted() int {
 	return -1
 }
 
+// Drive opens each requester's port while its holding register is empty,
+// shows each its registered response, and offers the granted request.
 func (m *Mux) Drive() {
 	room := m.pending.Q() < muxMaxReads-2
 	for i := range m.in {
@@ -76,6 +78,8 @@ func (m *Mux) Drive() {
 	}
 }
 
+// Eval routes a memory response to the oldest read's requester, retires
+// the request memory took, and holds each requester's new request.
 func (m *Mux) Eval() {
 	order, pending := m.order.Q(), m.pending.Q()
 	active := false
