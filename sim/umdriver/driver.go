@@ -481,7 +481,7 @@ func (d *Driver) Eval() {
 	d.evalReply()
 	d.evalLanding()
 	d.evalFaults()
-	d.evalCommit()
+	d.finishCycle()
 }
 
 // evalCounters is the access counters: one count per L1 TLB hit on a
@@ -698,9 +698,9 @@ func (d *Driver) evalFaults() {
 	}
 }
 
-// evalCommit writes the cycle's gathered page states, counts and flags,
+// finishCycle writes the cycle's gathered page states, counts and flags,
 // and decides whether the driver may sleep and until when.
-func (d *Driver) evalCommit() {
+func (d *Driver) finishCycle() {
 	c := &d.c
 	if c.stateWord >= 0 {
 		d.table.At(c.stateWord).Set(c.stateVal)
