@@ -1,0 +1,163 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// GRIT Table II footprints are reproduced within 7%: bitonic sort needs a
+// power-of-two length (32 MiB against 30) and SimpleConvolution a square
+// 4096 image (128 MiB against 131).
+func TestGRITFootprintsMatchTableII(t *testing.T) {
+	for _, name := range GRITNames() {
+		t.Run(name, func(t *testing.T) {
+			if testing.Short() && (name == "grit-bfs") {
+				t.Skip("graph generation at default size")
+			}
+			wl := mustNew(t, name, Params{Seed: 1})
+			got := float64(wl.Footprint()) / (1 << 20)
+			want := GRITFootprintMiB[name]
+			assert.InEpsilon(t, want, got, 0.07, "%s footprint %.1f MiB, Table II %v", name, got, want)
+		})
+	}
+}
+
+func TestGRITNamesAreSeparateFromTheNine(t *testing.T) {
+	assert.Equal(t, []string{"grit-bfs", "grit-bs", "grit-c2d", "grit-fir", "grit-gemm", "grit-mm", "grit-sc", "grit-st"}, GRITNames())
+	for _, n := range GRITNames() {
+		assert.NotContains(t, Names(), n)
+	}
+	_, err := New("grit-lud", Params{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "grit-bfs")
+}
+
+// Every lane address of every warp lies in an allocation and read-only
+// allocations are never written (all warps at a small scale).
+func TestGRITWarpsStayInsideAllocations(t *testing.T) {
+	for _, name := range GRITNames() {
+		t.Run(name, func(t *testing.T) {
+			wl := mustNew(t, name, Params{Scale: 1.0 / 256, Seed: 5})
+			allocs := wl.Allocs()
+			find := func(a uint64) *Alloc {
+				for i := range allocs {
+					if a >= allocs[i].Base && a < allocs[i].Base+allocs[i].Bytes {
+						return &allocs[i]
+					}
+				}
+				return nil
+			}
+			written := map[string]bool{}
+			var op Op
+			for _, k := range kernels(wl) {
+				for b := 0; b < k.Blocks; b++ {
+					for w := 0; w < k.WarpsPerBlock(); w++ {
+						s := k.NewWarp(b, w)
+						for s.Next(&op) {
+							if op.Kind == OpCompute {
+								require.Positive(t, op.Cycles)
+								continue
+							}
+							require.Positive(t, op.Lanes)
+							for _, a := range op.Addr[:op.Lanes] {
+								al := find(a)
+								require.NotNil(t, al, "%s: %s block %d warp %d address %#x outside every allocation", name, k.Name, b, w, a)
+								require.LessOrEqual(t, a+uint64(op.Size), al.Base+al.Bytes, "%s: access at %#x runs past %s", name, a, al.Name)
+								if op.Kind != OpLoad {
+									require.False(t, al.ReadOnly, "%s: %s writes read-only %s", name, k.Name, al.Name)
+									written[al.Name] = true
+								}
+							}
+						}
+					}
+				}
+			}
+			for _, a := range allocs {
+				assert.Equal(t, !a.ReadOnly, written[a.Name], "%s: %s declared read-only=%v", name, a.Name, a.ReadOnly)
+			}
+		})
+	}
+}
+
+func TestGRITSameSeedSameStreams(t *testing.T) {
+	for _, name := range GRITNames() {
+		t.Run(name, func(t *testing.T) {
+			p := Params{Scale: 1.0 / 64, Seed: 9}
+			assert.Equal(t, streamHash(mustNew(t, name, p), 64), streamHash(mustNew(t, name, p), 64))
+		})
+	}
+	a := streamHash(mustNew(t, "grit-bfs", Params{Scale: 1.0 / 64, Seed: 1}), 64)
+	b := streamHash(mustNew(t, "grit-bfs", Params{Scale: 1.0 / 64, Seed: 2}), 64)
+	assert.NotEqual(t, a, b, "the seed draws the graph")
+}
+
+func TestGRITScaleGrowsFootprint(t *testing.T) {
+	for _, name := range GRITNames() {
+		t.Run(name, func(t *testing.T) {
+			small := mustNew(t, name, Params{Scale: 1.0 / 8, Seed: 1}).Footprint()
+			large := mustNew(t, name, Params{Scale: 1.0 / 2, Seed: 1}).Footprint()
+			ratio := float64(large) / float64(small)
+			assert.InDelta(t, 4, ratio, 0.6, fmt.Sprintf("%s: %d -> %d", name, small, large))
+		})
+	}
+}
+
+// Hand-computed addresses of one warp per kernel shape.
+func TestGRITKernelAddresses(t *testing.T) {
+	// FIR warp 1 of block 0: threads 32..63; tap 3 reads input[tid-3].
+	fir := mustNew(t, "grit-fir", Params{Scale: 1.0 / 1024})
+	in := allocByName(t, fir, "input").Base
+	ops := collect(kernels(fir)[0], 0, 1)
+	require.Len(t, ops, 3*firTaps+1)
+	assert.Equal(t, in+4*(32-3), ops[3*3+1].Addr[0])
+	// warp 0, tap 3: threads 0..2 read history[16-(3-tid)] = 13, 14, 15.
+	hist := allocByName(t, fir, "history").Base
+	ops = collect(kernels(fir)[0], 0, 0)
+	assert.Equal(t, []uint64{hist + 4*13, hist + 4*14, hist + 4*15, in}, lanes(ops[3*3+1])[:4])
+
+	// Bitonic sort, stage 2 pass 1 (d = 2): thread t pairs t%2 + t/2*4 with +2.
+	bs := mustNew(t, "grit-bs", Params{Scale: 1.0 / 1024})
+	arr := allocByName(t, bs, "array").Base
+	k := kernels(bs)[1+2+1] // stages 0 (1 pass), 1 (2 passes), then stage 2 pass 1
+	ops = collect(k, 0, 0)
+	assert.Equal(t, []uint64{arr, arr + 4, arr + 16, arr + 20}, lanes(ops[1])[:4])
+	assert.Equal(t, []uint64{arr + 8, arr + 12, arr + 24, arr + 28}, lanes(ops[2])[:4])
+
+	// Stencil: block 1 is row strip 1 of band 0; its first read is data
+	// row 15 (halo above row 16), column 0, at flat (16)*pitch + 1.
+	st := mustNew(t, "grit-st", Params{Scale: 1.0 / 64})
+	d1 := allocByName(t, st, "data1").Base
+	pitch := uint64(ceilDiv(stCols+2, stAlign) * stAlign) // 2064
+	ops = collect(kernels(st)[0], 1, 0)
+	assert.Equal(t, d1+4*(16*pitch+1), ops[0].Addr[0])
+	// warp 0 issues the left halo column with lane 0 only.
+	assert.Equal(t, []uint64{d1 + 4*(16*pitch)}, lanes(ops[stLRows+2]))
+
+	// GEMM block 0 warp 0 (rows 0-1, cols 0-15): tile 0 reads A[row*1024+tx].
+	gm := mustNew(t, "grit-gemm", Params{})
+	a := allocByName(t, gm, "a").Base
+	ops = collect(kernels(gm)[0], 0, 0)
+	assert.Equal(t, a+4*1024, ops[2].Addr[16], "lane 16 is row 1, column 0")
+
+	// MM block 0 warp 0, first A load: row 4*gIdY, float4 column lIdX.
+	mm := mustNew(t, "grit-mm", Params{})
+	ma := allocByName(t, mm, "matrixA").Base
+	ops = collect(kernels(mm)[0], 0, 0)
+	vec := uint64(mmDim / 4)
+	assert.Equal(t, ma+16*(4*vec), ops[0].Addr[8], "lane 8 is lIdY 1: row 4")
+}
+
+func TestGRITBFSLevelsReachEveryNode(t *testing.T) {
+	g := &gritBFSGraph{nodes: 10000}
+	g.generate(3)
+	depth := g.bfs()
+	assert.Equal(t, uint32(10000*gritBFSDegree/2*2), g.offset[g.nodes])
+	for i, l := range g.level {
+		require.NotEqual(t, uint32(math.MaxUint32), l, "node %d unreached", i)
+	}
+	assert.Greater(t, depth, uint32(3))
+}
