@@ -79,6 +79,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return configCmd(args[1:], stdout, stderr)
 	case "area":
 		return areaCmd(args[1:], stdout, stderr)
+	case "grit-characterize":
+		return gritCharacterizeCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, "usage: uvmsim COMMAND [flags];", commands)
 		return nil
