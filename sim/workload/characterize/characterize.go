@@ -59,20 +59,55 @@ func (p Placement) BlocksPerGPU(k *workload.Kernel) int {
 // GPU is the GPU block b of k runs on.
 func (p Placement) GPU(k *workload.Kernel, b int) int { return b / p.BlocksPerGPU(k) % p.GPUs }
 
-// Result is the classification of one workload's pages. Accesses count
-// warp memory instructions per distinct page they touch (a coalesced
-// request to one page counts once).
-type Result struct {
-	Workload                         string
-	Pages                            int // pages touched by any GPU
-	Private, SharedRO, SharedRW      int
-	Accesses                         uint64
-	PrivateAccesses, SharedAccesses  uint64
-	SharedROAccesses, SharedRWAccess uint64
+// Counts is a page classification. Accesses count warp memory
+// instructions per distinct page they touch (a coalesced request to one page
+// counts once).
+type Counts struct {
+	Pages                       int // pages touched by any GPU
+	Private, SharedRO, SharedRW int
+	Accesses                    uint64
+	PrivateAccesses             uint64
+	SharedROAccesses            uint64
+	SharedRWAccesses            uint64
 }
 
 // Shared is the number of shared pages.
-func (r Result) Shared() int { return r.SharedRO + r.SharedRW }
+func (c Counts) Shared() int { return c.SharedRO + c.SharedRW }
+
+// SharedAccesses is the number of accesses to shared pages.
+func (c Counts) SharedAccesses() uint64 { return c.SharedROAccesses + c.SharedRWAccesses }
+
+// add classifies one touched page.
+func (c *Counts) add(pg page) {
+	c.Pages++
+	c.Accesses += pg.accesses
+	switch {
+	case bits.OnesCount16(pg.gpus) == 1:
+		c.Private++
+		c.PrivateAccesses += pg.accesses
+	case pg.written:
+		c.SharedRW++
+		c.SharedRWAccesses += pg.accesses
+	default:
+		c.SharedRO++
+		c.SharedROAccesses += pg.accesses
+	}
+}
+
+// AllocCounts is the classification of one allocation's pages.
+type AllocCounts struct {
+	Name string
+	Counts
+}
+
+// Result is the classification of one workload's pages, in total and per
+// allocation (in declaration order; allocations start on 2 MB boundaries,
+// so no page belongs to two).
+type Result struct {
+	Workload string
+	Counts
+	Allocs []AllocCounts
+}
 
 // Pct returns n as a percentage of total (0 when total is 0).
 func Pct[T int | uint64](n, total T) float64 {
@@ -103,6 +138,12 @@ func Run(wl workload.Workload, p Placement) (Result, error) {
 		return Result{}, fmt.Errorf("characterize: %s has no allocation at or above VABase", wl.Name())
 	}
 	pages := make([]page, (end-workload.VABase+PageBytes-1)/PageBytes)
+	mapped := make([]bool, len(pages))
+	for _, a := range allocs {
+		for pn := (a.Base - workload.VABase) / PageBytes; pn*PageBytes+workload.VABase < a.Base+a.Bytes; pn++ {
+			mapped[pn] = true
+		}
+	}
 	var op workload.Op
 	for _, ph := range wl.Phases() {
 		k := ph.Kernel
@@ -126,7 +167,7 @@ func Run(wl workload.Workload, p Placement) (Result, error) {
 							continue
 						}
 						last = pn
-						if pn >= uint64(len(pages)) || a < workload.VABase {
+						if a < workload.VABase || pn >= uint64(len(pages)) || !mapped[pn] {
 							return Result{}, fmt.Errorf("characterize: %s kernel %s block %d warp %d address %#x outside its allocations", wl.Name(), k.Name, b, w, a)
 						}
 						pg := &pages[pn]
@@ -139,25 +180,17 @@ func Run(wl workload.Workload, p Placement) (Result, error) {
 		}
 	}
 	r := Result{Workload: wl.Name()}
-	for _, pg := range pages {
-		if pg.gpus == 0 {
-			continue
+	for _, a := range allocs {
+		ac := AllocCounts{Name: a.Name}
+		first := (a.Base - workload.VABase) / PageBytes
+		last := (a.Base + max(a.Bytes, 1) - 1 - workload.VABase) / PageBytes
+		for _, pg := range pages[first : last+1] {
+			if pg.gpus != 0 {
+				ac.add(pg)
+				r.add(pg)
+			}
 		}
-		r.Pages++
-		r.Accesses += pg.accesses
-		switch {
-		case bits.OnesCount16(pg.gpus) == 1:
-			r.Private++
-			r.PrivateAccesses += pg.accesses
-		case pg.written:
-			r.SharedRW++
-			r.SharedAccesses += pg.accesses
-			r.SharedRWAccess += pg.accesses
-		default:
-			r.SharedRO++
-			r.SharedAccesses += pg.accesses
-			r.SharedROAccesses += pg.accesses
-		}
+		r.Allocs = append(r.Allocs, ac)
 	}
 	return r, nil
 }

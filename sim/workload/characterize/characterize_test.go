@@ -59,10 +59,12 @@ func TestHandMadeStreamClassification(t *testing.T) {
 	// pages: 0 private (GPU 0), 1 shared read-only, 2 shared read-write,
 	// 3 private (GPU 0), 4 private (GPU 1); 5-7 untouched (the host write
 	// does not count).
-	assert.Equal(t, Result{Workload: "hand", Pages: 5, Private: 3, SharedRO: 1, SharedRW: 1,
-		// accesses: page 0: 2, page 1: 2, page 2: 2, page 3: 1, page 4: 2.
-		Accesses: 9, PrivateAccesses: 5, SharedAccesses: 4, SharedROAccesses: 2, SharedRWAccess: 2}, r)
+	// accesses: page 0: 2, page 1: 2, page 2: 2, page 3: 1, page 4: 2.
+	want := Counts{Pages: 5, Private: 3, SharedRO: 1, SharedRW: 1,
+		Accesses: 9, PrivateAccesses: 5, SharedROAccesses: 2, SharedRWAccesses: 2}
+	assert.Equal(t, Result{Workload: "hand", Counts: want, Allocs: []AllocCounts{{Name: "x", Counts: want}}}, r)
 	assert.Equal(t, 2, r.Shared())
+	assert.Equal(t, uint64(4), r.SharedAccesses())
 	assert.InDelta(t, 60.0, Pct(r.Private, r.Pages), 1e-9)
 
 	// on a single GPU every page is private.
@@ -83,6 +85,30 @@ func TestPlacementFillsOneGPUBeforeTheNext(t *testing.T) {
 	// a block above the occupancy limit still gets one slot per SM.
 	big := &workload.Kernel{Blocks: 1, ThreadsPerBlock: 4096}
 	assert.Equal(t, 64, p.BlocksPerGPU(big))
+}
+
+func TestCountsSplitByAllocation(t *testing.T) {
+	ld, st := workload.OpLoad, workload.OpStore
+	allocs := []workload.Alloc{{Name: "a", Bytes: 2 * PageBytes}, {Name: "b", Bytes: PageBytes}}
+	workload.Layout(allocs) // b starts 2 MB after a: page 512
+	h := &handMade{allocs: allocs, ops: [][]workload.Op{
+		{access(ld, 0), access(st, 512)},
+		{access(ld, 0, 1)},
+	}}
+	r, err := Run(h, Placement{GPUs: 2, SMs: 1, WarpsPerSM: 1})
+	require.NoError(t, err)
+	// a: page 0 shared read-only (both GPUs), page 1 private to GPU 1;
+	// b: page 512 private to GPU 0.
+	assert.Equal(t, []AllocCounts{
+		{Name: "a", Counts: Counts{Pages: 2, Private: 1, SharedRO: 1, Accesses: 3, PrivateAccesses: 1, SharedROAccesses: 2}},
+		{Name: "b", Counts: Counts{Pages: 1, Private: 1, Accesses: 1, PrivateAccesses: 1}},
+	}, r.Allocs)
+	assert.Equal(t, 3, r.Pages)
+
+	// an access between the two allocations is an error.
+	h.ops[1] = []workload.Op{access(ld, 100)}
+	_, err = Run(h, Placement{GPUs: 2, SMs: 1, WarpsPerSM: 1})
+	assert.ErrorContains(t, err, "outside its allocations")
 }
 
 func TestPlacementRejectsBadRanges(t *testing.T) {
