@@ -166,3 +166,62 @@ func TestGRITBFSLevelsReachEveryNode(t *testing.T) {
 	}
 	assert.Greater(t, depth, uint32(3))
 }
+
+func TestGRITSCAndC2DWindows(t *testing.T) {
+	// SC block 1 warp 1: threads 96..127 of row 0; tap (j, i) = (1, 2)
+	// reads input[(0+1)*4098 + x+2], x = 96.
+	sc := mustNew(t, "grit-sc", Params{Scale: 1.0 / 256})
+	in := allocByName(t, sc, "input").Base
+	ops := collect(kernels(sc)[0], 1, 1)
+	tap := 1*scMask + 2
+	assert.Equal(t, in+4*(1*4098+96+2), ops[1+3*tap].Addr[0])
+	assert.Equal(t, allocByName(t, sc, "output").Base+4*96, ops[len(ops)-1].Addr[0])
+
+	// C2D im2col warp 0: columns 0..31 (batch 0, block_y 0, block_x 0..31);
+	// row i = 13 is channel 1, y = 1, x = 1: input[1*208*208 + 1*208 + bx+1];
+	// its store goes to im2col[13*cols + tid].
+	c2d := mustNew(t, "grit-c2d", Params{Scale: 1.0 / 16})
+	cin, col := allocByName(t, c2d, "input").Base, allocByName(t, c2d, "im2col").Base
+	cols := uint64(206 * 206) // batch 16/16 = 1
+	ops = collect(kernels(c2d)[0], 0, 0)
+	assert.Equal(t, cin+4*(208*208+208+1+5), ops[1+3*13+1].Addr[5])
+	assert.Equal(t, col+4*(13*cols+5), ops[1+3*13+2].Addr[5])
+	// gemm with m = 3: a warp of rows 0-1 reads weights rows 0-1; rows
+	// 2-3 (warp 1) have only row 2 active.
+	g := kernels(c2d)[1]
+	ops = collect(g, 0, 1)
+	assert.Equal(t, uint8(16), ops[2].Lanes, "only Row 2 of rows 2-3 is below m = 3")
+	// rows 4-5 (warp 2) are all above m: only their B loads (im2col rows
+	// 4-5 and 20-21 of k = 27) remain.
+	var loads []uint64
+	for _, op := range collect(g, 0, 2) {
+		if op.Kind != OpCompute {
+			require.Equal(t, OpLoad, op.Kind)
+			loads = append(loads, op.Addr[0])
+		}
+	}
+	assert.Equal(t, []uint64{col + 4*4*cols, col + 4*20*cols}, loads)
+}
+
+func TestGRITBFSFirstKernelVisitsTheSource(t *testing.T) {
+	wl := mustNew(t, "grit-bfs", Params{Scale: 1.0 / 1024, Seed: 4})
+	lev, off := allocByName(t, wl, "levels").Base, allocByName(t, wl, "edgeArray").Base
+	ph := wl.Phases()
+	require.NotNil(t, ph[0].Host, "the host clears the flag before every kernel")
+	require.True(t, ph[0].Host.Write)
+	require.NotNil(t, ph[2].Host, "and reads it after")
+	ops := collect(ph[1].Kernel, 0, 0)
+	// vertex 0 (level 0 == curr): every lane reads levels[0], then
+	// edgeArray[0] and edgeArray[1].
+	assert.Equal(t, uint8(WarpSize), ops[0].Lanes)
+	assert.Equal(t, lev, ops[0].Addr[31])
+	assert.Equal(t, OpCompute, ops[1].Kind)
+	assert.Equal(t, off, ops[2].Addr[0])
+	assert.Equal(t, off+4, ops[3].Addr[0])
+	// then its neighbours' edgeArrayAux entries, levels, and the stores of
+	// the level-1 visits and the flag.
+	assert.Equal(t, allocByName(t, wl, "edgeArrayAux").Base, ops[5].Addr[0])
+	assert.Equal(t, OpStore, ops[8].Kind)
+	assert.Equal(t, ops[6].Addr[:ops[6].Lanes], ops[8].Addr[:ops[8].Lanes], "every neighbour of the source is new")
+	assert.Equal(t, allocByName(t, wl, "flag").Base, ops[9].Addr[0])
+}
