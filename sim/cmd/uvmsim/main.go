@@ -58,7 +58,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-const commands = "commands: run, sweep, experiment, list, config, area (uvmsim COMMAND --help for flags)"
+const commands = "commands: run, sweep, experiment, list, config, area, grit-characterize (uvmsim COMMAND --help for flags)"
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
