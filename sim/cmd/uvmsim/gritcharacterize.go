@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,9 @@ func gritCharacterizeCmd(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&perAlloc, "allocs", false, "also a row per allocation")
 	fs.StringVar(&csvFile, "csv", "grit-characterize.csv", "CSV output file")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
 		return usageError{err}
 	}
 	if err := p.Validate(); err != nil {

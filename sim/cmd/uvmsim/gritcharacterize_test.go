@@ -41,3 +41,9 @@ func TestGritCharacterizeRejectsBadInput(t *testing.T) {
 		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr.String())
 	}
 }
+
+func TestGritCharacterizeHelpExitsZero(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, exitOK, Main([]string{"grit-characterize", "--help"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "--warps-per-sm")
+}
