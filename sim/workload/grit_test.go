@@ -15,9 +15,6 @@ import (
 func TestGRITFootprintsMatchTableII(t *testing.T) {
 	for _, name := range GRITNames() {
 		t.Run(name, func(t *testing.T) {
-			if testing.Short() && (name == "grit-bfs") {
-				t.Skip("graph generation at default size")
-			}
 			wl := mustNew(t, name, Params{Seed: 1})
 			got := float64(wl.Footprint()) / (1 << 20)
 			want := GRITFootprintMiB[name]
@@ -224,4 +221,54 @@ func TestGRITBFSFirstKernelVisitsTheSource(t *testing.T) {
 	assert.Equal(t, OpStore, ops[8].Kind)
 	assert.Equal(t, ops[6].Addr[:ops[6].Lanes], ops[8].Addr[:ops[8].Lanes], "every neighbour of the source is new")
 	assert.Equal(t, allocByName(t, wl, "flag").Base, ops[9].Addr[0])
+}
+
+func TestGRITNextDoesNotAllocate(t *testing.T) {
+	for _, name := range GRITNames() {
+		t.Run(name, func(t *testing.T) {
+			wl := mustNew(t, name, Params{Scale: 0.1, Seed: 5})
+			ks := kernels(wl)
+			k := ks[len(ks)/2]
+			const runs = 50
+			streams := make([]WarpStream, 0, runs+1)
+			for i := 0; i <= runs; i++ {
+				streams = append(streams, k.NewWarp(i*7919%k.Blocks, i%k.WarpsPerBlock()))
+			}
+			var op Op
+			next := 0
+			allocs := testing.AllocsPerRun(runs, func() {
+				s := streams[next]
+				next++
+				for s.Next(&op) {
+				}
+			})
+			assert.Zero(t, allocs)
+		})
+	}
+}
+
+// BenchmarkGRITNext drains whole warps of the middle kernel of each GRIT
+// workload at default size; ns/Next counts instructions.
+func BenchmarkGRITNext(b *testing.B) {
+	for _, name := range GRITNames() {
+		b.Run(name, func(b *testing.B) {
+			wl := mustNew(b, name, Params{Seed: 1})
+			ks := kernels(wl)
+			k := ks[len(ks)/2]
+			wpb := k.WarpsPerBlock()
+			total := k.Blocks * wpb
+			var op Op
+			ops := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				w := i % total
+				s := k.NewWarp(w/wpb, w%wpb)
+				for s.Next(&op) {
+					ops++
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(max(ops, 1)), "ns/Next")
+		})
+	}
 }
