@@ -15,7 +15,7 @@ import (
 //
 // Each generator reproduces the kernels that MGPUSim (sarchlab/mgpusim, the
 // simulator GRIT was evaluated on) ships for the application, cited by
-// file:line under amd/benchmarks/. MGPUSim launches one kernel per GPU over
+// file:line under amd/benchmarks/ (commit d01e70d5632a). MGPUSim launches one kernel per GPU over
 // a slice of the grid; the model launches one kernel over the whole grid and
 // leaves the split across GPUs to the thread-block placement of GRIT III-B.
 //

@@ -32,7 +32,7 @@ const (
 	gritBFSNodes  = 1677721
 	gritBFSDegree = 3    // samples/bfs/main.go:17
 	gritBFSBlock  = 1024 // bfs.go:179
-	gritBFSChunk  = 32   // CHUNK_SZ, bfs.go:187
+	gritBFSChunk  = 32   // CHUNK_SZ, bfs.go:188
 	// random streams of the generator
 	gritBFSTreeStream  = 1
 	gritBFSExtraStream = 2

@@ -24,8 +24,8 @@ const (
 	stCols       = 2048
 	stIterations = 4
 	stLRows      = 16 // LROWS, stencil2d.cl:22
-	stLCols      = 64 // stencil2d.go localCols
-	stAlign      = 16 // column padding
+	stLCols      = 64 // localCols, stencil2d.go:160
+	stAlign      = 16 // column padding b.pad, stencil2d.go:158
 	// ALU instructions per output row: nine local loads and the weighted
 	// sums.
 	stRowOps = 14
