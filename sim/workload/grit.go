@@ -15,11 +15,12 @@ import (
 //
 // Each generator reproduces the kernels that MGPUSim (sarchlab/mgpusim, the
 // simulator GRIT was evaluated on) ships for the application, cited by
-// file:line under amd/benchmarks/ (commit d01e70d5632a). MGPUSim launches one kernel per GPU over
-// a slice of the grid; the model launches one kernel over the whole grid and
-// leaves the split across GPUs to the thread-block placement of GRIT III-B.
+// file:line under amd/benchmarks/ (commit d01e70d5632a). MGPUSim launches
+// one kernel per GPU over a slice of the grid; the model launches one
+// kernel over the whole grid and leaves the split across GPUs to the
+// thread-block placement of GRIT III-B.
 //
-// Default sizes give GRIT Table II's footprints (MB read as MiB):
+// Default sizes give GRIT Table II's footprints within 7% (MB read as MiB):
 //
 //	grit-bfs   SHOC BFS, 1,677,721 nodes of degree 3         32.0 MiB (32)
 //	grit-bs    bitonic sort of 2^23 uints                    32.0 MiB (30)
