@@ -60,11 +60,14 @@ const (
 	MaxFGBits = 63
 )
 
+// DepthRange is the Depth Validate allows.
+var DepthRange = rtl.Range{Min: MinDepth, Max: MaxDepth}
+
 // Validate names the first parameter outside its range.
 func (c Config) Validate() error {
 	switch {
-	case c.Depth < MinDepth || c.Depth > MaxDepth:
-		return fmt.Errorf("dcq: Depth %d outside %d..%d", c.Depth, MinDepth, MaxDepth)
+	case !DepthRange.Has(int64(c.Depth)):
+		return DepthRange.Check("dcq: Depth", int64(c.Depth))
 	case c.Threshold < 1 || c.Threshold > c.Depth:
 		return fmt.Errorf("dcq: Threshold %d outside 1..Depth (%d)", c.Threshold, c.Depth)
 	case c.FGBits < 1 || c.FGBits > MaxFGBits:

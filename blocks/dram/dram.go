@@ -42,14 +42,17 @@ func DefaultConfig(words int) Config {
 // flight, and at most Latency reads are in flight.
 const MaxLatency = 1 << 16
 
+// LatencyRange is the Latency Validate allows.
+var LatencyRange = rtl.Range{Min: 1, Max: MaxLatency}
+
 // creditScale is the token bucket's fixed-point unit: 1/256 byte.
 const creditScale = 256
 
 // Validate names the first field outside its range.
 func (c Config) Validate() error {
 	switch {
-	case c.Latency < 1 || c.Latency > MaxLatency:
-		return fmt.Errorf("dram: Latency %d outside 1..%d", c.Latency, MaxLatency)
+	case !LatencyRange.Has(int64(c.Latency)):
+		return LatencyRange.Check("dram: Latency", int64(c.Latency))
 	case !(c.BytesPerCycle >= 1.0/creditScale) || c.BytesPerCycle > 1<<20:
 		return fmt.Errorf("dram: BytesPerCycle %g outside 1/%d..%d", c.BytesPerCycle, creditScale, 1<<20)
 	case c.Words < 1 || c.Words > 1<<32:

@@ -20,6 +20,10 @@ import (
 // MaxWordBits is the widest word the model supports; Word holds it.
 const MaxWordBits = 512
 
+// WordBitsRange is FRAB_WORD's allowed widths: a word holds whole
+// 32-bit region masks, up to MaxWordBits.
+var WordBitsRange = rtl.Range{Min: 32, Max: MaxWordBits, Pow2: true}
+
 // DefaultWordBits is the paper's word: "FrAB utilizes a wide SRAM (e.g.,
 // 256-bit) to check multiple regions with single access" (UVMMU paper
 // Section IV-C; SPEC 2 FRAB_WORD).
@@ -69,10 +73,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.Regions < 1 || c.Regions > 1<<26:
 		return fmt.Errorf("frab: Regions %d outside 1..%d", c.Regions, 1<<26)
-	case c.WordBits < 32 || c.WordBits > MaxWordBits || c.WordBits&(c.WordBits-1) != 0:
-		return fmt.Errorf("frab: WordBits %d is not a power of two in 32..%d", c.WordBits, MaxWordBits)
 	}
-	return nil
+	return WordBitsRange.Check("frab: WordBits", int64(c.WordBits))
 }
 
 // WordWidth is the SRAM word width: WordBits, or, when every region fits

@@ -45,6 +45,10 @@ type SMConfig struct {
 // 32 lanes, each access inside one page (accesses are naturally aligned).
 const maxPagesPerOp = workload.WarpSize
 
+// TranslateQueueRange is the SMConfig.TranslateQueue NewSM accepts: room
+// for two instructions' pages at least, and a 16-bit occupancy count.
+var TranslateQueueRange = rtl.Range{Min: 2 * maxPagesPerOp, Max: 1 << 16}
+
 // SM is one streaming multiprocessor at warp-instruction granularity
 // (SPEC 6.1), with the request side of its L1 TLB:
 //
@@ -140,12 +144,12 @@ func PortsOf(t *tlb.TLB) TLBPorts { return TLBPorts{Req: t.Req, Resp: t.Resp, Fr
 // NewSM builds SM number id under path, on the given L1 TLB ports.
 func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Kernel, l1 TLBPorts) (*SM, error) {
 	switch {
-	case cfg.Warps < 1 || cfg.Warps > MaxWarps:
-		return nil, fmt.Errorf("gpu: SM warps %d outside 1..%d", cfg.Warps, MaxWarps)
+	case !WarpsRange.Has(int64(cfg.Warps)):
+		return nil, WarpsRange.Check("gpu: SM warps", int64(cfg.Warps))
 	case cfg.LineBytes < 1 || cfg.LineBytes&(cfg.LineBytes-1) != 0 || cfg.LineBytes > 1<<PageShift:
 		return nil, fmt.Errorf("gpu: line bytes %d must be a power of two up to 4096", cfg.LineBytes)
-	case cfg.TranslateQueue < 2*maxPagesPerOp || cfg.TranslateQueue > 1<<16:
-		return nil, fmt.Errorf("gpu: translation queue %d outside %d..%d", cfg.TranslateQueue, 2*maxPagesPerOp, 1<<16)
+	case !TranslateQueueRange.Has(int64(cfg.TranslateQueue)):
+		return nil, TranslateQueueRange.Check("gpu: translation queue", int64(cfg.TranslateQueue))
 	case id < 0 || id >= 1<<(pte.RequesterBits-WarpBits):
 		return nil, fmt.Errorf("gpu: SM id %d outside 0..%d", id, 1<<(pte.RequesterBits-WarpBits)-1)
 	case len(kernels) > 1<<16:

@@ -128,6 +128,12 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		s.Phases = append([]workload.Phase{{Host: &workload.HostAccess{Alloc: SetupPhaseName}}}, s.Phases...)
 	}
 	kernels := gpu.Kernels(s.Phases)
+	for _, k := range kernels {
+		if w := k.WarpsPerBlock(); w > cfg.GPU.WarpsPerSM {
+			return nil, fmt.Errorf("gpu.warps_per_sm = %d out of range for workload %s; allowed: %d..%d (its thread blocks have %d warps)",
+				cfg.GPU.WarpsPerSM, wl.Name(), w, gpu.MaxWarps, w)
+		}
+	}
 	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue}
 	var fills []tlb.FillPort
 	for i := 0; i < cfg.GPU.SMs; i++ {
