@@ -122,8 +122,9 @@ func (l floats) bounds(*Config) (string, string) {
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// tomlFloat writes f as a TOML float literal.
-func tomlFloat(f float64) string { return strconv.FormatFloat(f, 'e', -1, 64) }
+// tomlFloat writes f as a TOML literal, which Set and a file take for a
+// float key.
+func tomlFloat(f float64) string { return formatFloat(f) }
 
 // bandwidth is pcie.bandwidth_gbs: the link takes its bandwidth in whole
 // MB/s, the key's GB/s times 1000 truncated (PCIe.MBps).

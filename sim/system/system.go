@@ -150,6 +150,10 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		s.TLBs = append(s.TLBs, l1)
 		fills = append(fills, l1.Fill)
 	}
+	if layout.Pages > ptw.MaxPages {
+		return nil, fmt.Errorf("run.scale = %g: workload %s spans %d MB of pages, more than the GMMU's page table holds (%d MB)",
+			cfg.Run.Scale, wl.Name(), layout.Pages>>8, ptw.MaxPages>>8)
+	}
 	s.GMMU, err = ptw.New(s.Sim, "gmmu", ptw.Config{
 		Walkers: cfg.GPU.Walkers, QueueDepth: cfg.GPU.WalkQueue, Levels: 1, LevelLatency: cfg.GPU.WalkCycles,
 		BaseVPN: layout.BaseVPN, Pages: layout.Pages,
