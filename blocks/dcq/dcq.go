@@ -97,27 +97,39 @@ type Ports struct {
 	Refill    *rtl.Wire[bool]   // out: count < THRESHOLD
 }
 
-// NewPorts makes the wires under path (path.push_valid, ...).
-func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
-	p := NewPushPorts(s, path, cfg)
-	n := func(name string) string { return path + "." + name }
-	p.PopValid = rtl.NewBit(s, n("pop_valid"))
-	p.PopReady = rtl.NewBit(s, n("pop_ready"))
-	p.PopPFgN = rtl.NewWire[uint64](s, n("pop_pfgn"), cfg.FGBits)
-	p.PopSwap = rtl.NewBit(s, n("pop_swap"))
-	return p
+// Pop is the queue's head: the wires its consumer pops it with.
+type Pop struct {
+	Valid *rtl.Wire[bool]   // out
+	Ready *rtl.Wire[bool]   // in
+	PFgN  *rtl.Wire[uint64] // out
+	Swap  *rtl.Wire[bool]   // out
 }
 
-// NewPushPorts makes the push, count and refill wires under path and
-// leaves the pop wires for the caller, for a queue whose head is another
-// block's port (the DA's allocation port).
-func NewPushPorts(s *rtl.Sim, path string, cfg Config) Ports {
+// NewPorts makes the wires under path (path.push_valid, ..., path.pop_valid, ...).
+func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
+	n := func(name string) string { return path + "." + name }
+	return NewPortsPoppedBy(s, path, cfg, Pop{
+		Valid: rtl.NewBit(s, n("pop_valid")),
+		Ready: rtl.NewBit(s, n("pop_ready")),
+		PFgN:  rtl.NewWire[uint64](s, n("pop_pfgn"), cfg.FGBits),
+		Swap:  rtl.NewBit(s, n("pop_swap")),
+	})
+}
+
+// NewPortsPoppedBy makes the push, count and refill wires under path, with
+// pop as the pop wires: for a queue whose head is another block's port
+// (the DA's allocation port), as a Verilog instance's port map connects it.
+func NewPortsPoppedBy(s *rtl.Sim, path string, cfg Config, pop Pop) Ports {
 	n := func(name string) string { return path + "." + name }
 	return Ports{
 		PushValid: rtl.NewBit(s, n("push_valid")),
 		PushReady: rtl.NewBit(s, n("push_ready")),
 		PushPFgN:  rtl.NewWire[uint64](s, n("push_pfgn"), cfg.FGBits),
 		PushSwap:  rtl.NewBit(s, n("push_swap")),
+		PopValid:  pop.Valid,
+		PopReady:  pop.Ready,
+		PopPFgN:   pop.PFgN,
+		PopSwap:   pop.Swap,
 		Count:     rtl.NewWire[uint32](s, n("count"), CountWidth(cfg.Depth)),
 		Refill:    rtl.NewBit(s, n("refill")),
 	}

@@ -116,17 +116,17 @@ type Ports struct {
 
 // NewPorts makes the wires under path.
 func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
-	p := NewCmdPorts(s, path, cfg)
-	p.InitDone = rtl.NewBit(s, path+".init_done")
-	return p
+	return NewPortsInitDone(s, path, cfg, rtl.NewBit(s, path+".init_done"))
 }
 
-// NewCmdPorts makes the command and response wires under path and leaves
-// InitDone for the caller, for a bitmap whose init_done is another block's
-// port (the DA's).
-func NewCmdPorts(s *rtl.Sim, path string, cfg Config) Ports {
+// NewPortsInitDone makes the command and response wires under path, with
+// initDone as the init_done output: for a bitmap whose init_done is
+// another block's port (the DA's), as a Verilog instance's port map
+// connects it.
+func NewPortsInitDone(s *rtl.Sim, path string, cfg Config, initDone *rtl.Wire[bool]) Ports {
 	n := func(name string) string { return path + "." + name }
 	return Ports{
+		InitDone:  initDone,
 		CmdValid:  rtl.NewBit(s, n("cmd_valid")),
 		CmdReady:  rtl.NewBit(s, n("cmd_ready")),
 		CmdOp:     rtl.NewWire[uint8](s, n("cmd_op"), OpBits),

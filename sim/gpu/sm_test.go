@@ -114,7 +114,7 @@ func newBench(t *testing.T, nSM, warps int, sched Scheduler, walkLatency uint64,
 	b := &bench{sim: s}
 	for i := 0; i < nSM; i++ {
 		path := "sm" + string(rune('0'+i))
-		l1, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config())
+		l1, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config(), tlb.NewPorts(s, path+".l1tlb"))
 		require.NoError(t, err)
 		m, err := NewSM(s, path, i, SMConfig{Warps: warps, Scheduler: sched, LineBytes: 128, TranslateQueue: 2080}, kernels, PortsOf(l1))
 		require.NoError(t, err)
@@ -260,7 +260,7 @@ func TestSMConfigErrors(t *testing.T) {
 }
 
 func testPorts(s *rtl.Sim, path string) TLBPorts {
-	t, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config())
+	t, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config(), tlb.NewPorts(s, path+".l1tlb"))
 	if err != nil {
 		panic(err)
 	}

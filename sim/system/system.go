@@ -138,7 +138,8 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 	var fills []tlb.FillPort
 	for i := 0; i < cfg.GPU.SMs; i++ {
 		path := fmt.Sprintf("sm%d", i)
-		l1, err := tlb.New(s.Sim, path+".l1tlb", tlb.Config{Sets: 1, Ways: cfg.GPU.L1TLBEntries, HitLatency: cfg.GPU.L1TLBLatency})
+		l1cfg := tlb.Config{Sets: 1, Ways: cfg.GPU.L1TLBEntries, HitLatency: cfg.GPU.L1TLBLatency}
+		l1, err := tlb.New(s.Sim, path+".l1tlb", l1cfg, tlb.NewPorts(s.Sim, path+".l1tlb"))
 		if err != nil {
 			return nil, fmt.Errorf("gpu.l1_tlb_entries: %w", err)
 		}
@@ -157,7 +158,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 	s.GMMU, err = ptw.New(s.Sim, "gmmu", ptw.Config{
 		Walkers: cfg.GPU.Walkers, QueueDepth: cfg.GPU.WalkQueue, Levels: 1, LevelLatency: cfg.GPU.WalkCycles,
 		BaseVPN: layout.BaseVPN, Pages: layout.Pages,
-	})
+	}, ptw.NewPorts(s.Sim, "gmmu"))
 	if err != nil {
 		return nil, fmt.Errorf("gpu: %w", err)
 	}
