@@ -104,16 +104,17 @@ type SM struct {
 	// Translation queue between issue and the L1 TLB: lookups waiting to
 	// be sent. inflight counts lookups sent and not yet hit (waiting for a
 	// response, a walk, a migration, or parked by a freeze); issue keeps
-	// fill + inflight + 32 within the queue, so replays always fit.
+	// fill + inflight + 32 within the queue, so replays always fit. It
+	// takes a replay at its head and up to 33 lookups at its tail in one
+	// cycle (an instruction's pages and an unparked lookup), so it keeps
+	// its own pointers where rtl.Ring pushes one entry a cycle.
 	tq       *rtl.Vec[uint64] // tlb.Lookup.Pack() entries
 	tqHead   *rtl.Reg[uint32]
 	tqTail   *rtl.Reg[uint32]
 	tqFill   *rtl.Reg[uint32]
 	inflight *rtl.Reg[uint32]
 	// Lookups refused while the TLB was frozen, replayed once it thaws.
-	parked    *rtl.Vec[uint64]
-	parkHead  *rtl.Reg[uint32]
-	parkFill  *rtl.Reg[uint32]
+	parked    *rtl.Ring[uint64] // tlb.Lookup.Pack() entries
 	missValid *rtl.Reg[bool] // walk request register (Moore output)
 	miss      *rtl.Reg[uint64]
 	dreqValid *rtl.Reg[bool] // load data request register (Moore output)
@@ -201,9 +202,7 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 	m.tqTail = rtl.NewReg[uint32](b, "tq_tail", 17, 0)
 	m.tqFill = rtl.NewReg[uint32](b, "tq_fill", 17, 0)
 	m.inflight = rtl.NewReg[uint32](b, "inflight", 17, 0)
-	m.parked = rtl.NewVec[uint64](b, "parked", cfg.TranslateQueue, tlb.LookupBits, 0)
-	m.parkHead = rtl.NewReg[uint32](b, "park_head", 17, 0)
-	m.parkFill = rtl.NewReg[uint32](b, "park_fill", 17, 0)
+	m.parked = rtl.NewRing[uint64](b, "parked", cfg.TranslateQueue, tlb.LookupBits, false)
 	m.missValid = rtl.NewFlag(b, "miss_valid", false)
 	m.miss = rtl.NewReg[uint64](b, "miss", tlb.LookupBits, 0)
 	m.dreqValid = rtl.NewFlag(b, "dreq_valid", false)
@@ -252,7 +251,8 @@ func (m *SM) Eval() {
 	nextReady := m.nextReady.Q()
 	fill, inflight := m.tqFill.Q(), m.inflight.Q()
 	head, tail := m.tqHead.Q(), m.tqTail.Q()
-	parkHead, parkFill := m.parkHead.Q(), m.parkFill.Q()
+	park, unpark := false, false // push onto and pop off the parked ring
+	var parking uint64
 	push := func(e uint64) {
 		m.tq.At(int(tail)).Set(e)
 		tail = m.wrap(tail + 1)
@@ -300,8 +300,7 @@ func (m *SM) Eval() {
 			m.miss.Set(l.Pack())
 			m.misses.Set(m.misses.Q() + 1)
 		case tlb.Refused:
-			m.parked.At(int((parkHead + parkFill) % uint32(m.cfg.TranslateQueue))).Set(l.Pack())
-			parkFill++
+			park, parking = true, l.Pack()
 		}
 	}
 	if m.Replay.Fire() {
@@ -317,11 +316,18 @@ func (m *SM) Eval() {
 		fill++
 		inflight--
 	}
-	if m.parkFill.Q() > 0 && !m.Frozen.Get() {
-		push(m.parked.At(int(parkHead)).Q())
-		parkHead = m.wrap(parkHead + 1)
-		parkFill--
+	if m.parked.Len() > 0 && !m.Frozen.Get() {
+		unpark = true
+		push(m.parked.Head())
 		inflight--
+	}
+	m.parked.Update(park, parking, 0, unpark)
+	parkFill := m.parked.Len() // after this cycle's push and pop
+	switch {
+	case park && !unpark:
+		parkFill++
+	case unpark && !park:
+		parkFill--
 	}
 	update(m.dreqValid, dreqValid)
 	update(m.missValid, missValid)
@@ -395,8 +401,6 @@ func (m *SM) Eval() {
 	update(m.tqTail, tail)
 	update(m.tqFill, fill)
 	update(m.inflight, inflight)
-	update(m.parkHead, parkHead)
-	update(m.parkFill, parkFill)
 	update(m.free, free)
 	update(m.eligible, eligible)
 	update(m.computing, computing)
@@ -523,5 +527,5 @@ func (m *SM) Stats() Stats {
 func (m *SM) Describe() string {
 	return fmt.Sprintf("%d warps resident: %d eligible, %d computing, %d loading; %d lookups queued, %d in flight, %d parked (TLB frozen %v), walk request pending %v",
 		m.cfg.Warps-bits.OnesCount64(m.free.Q()), bits.OnesCount64(m.eligible.Q()), bits.OnesCount64(m.computing.Q()), bits.OnesCount64(m.loading.Q()),
-		m.tqFill.Q(), m.inflight.Q(), m.parkFill.Q(), m.Frozen.Get(), m.missValid.Q())
+		m.tqFill.Q(), m.inflight.Q(), m.parked.Len(), m.Frozen.Get(), m.missValid.Q())
 }
