@@ -115,7 +115,7 @@ type SM struct {
 	inflight *rtl.Reg[uint32]
 	// Lookups refused while the TLB was frozen, replayed once it thaws.
 	parked    *rtl.Ring[uint64] // tlb.Lookup.Pack() entries
-	missValid *rtl.Reg[bool] // walk request register (Moore output)
+	missValid *rtl.Reg[bool]    // walk request register (Moore output)
 	miss      *rtl.Reg[uint64]
 	dreqValid *rtl.Reg[bool] // load data request register (Moore output)
 	dreq      *rtl.Reg[uint64]
