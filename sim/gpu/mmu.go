@@ -140,12 +140,7 @@ func NewResolvedPort(s *rtl.Sim, path string) Resolved {
 // replayed alone, misses, and walks the page table again.
 type Router struct {
 	rtl.Base
-
-	Walks    Resolved // from the GMMU
-	Migrated Resolved // from the policy: translations it made local
-	Remote   Resolved // to the policy: walks that found a remote PTE
-	Fill     []tlb.FillPort
-	Replay   []*rtl.Decoupled[ptw.Walk]
+	RouterPorts
 
 	updates ptw.PTEPort[uint64] // snooped page-table writes (Watch)
 
@@ -251,28 +246,42 @@ func (q resolvedRing) step(popped bool, arrivals ...Resolved) bool {
 	return n > 0 || push
 }
 
-// NewRouter connects the GMMU results and, per SM, its L1 TLB fill port and
-// its replay port, and makes the policy-facing ports.
-func NewRouter(s *rtl.Sim, path string, walks Resolved, fills []tlb.FillPort, replays []*rtl.Decoupled[ptw.Walk]) *Router {
-	r := &Router{
+// RouterPorts are the router's wires.
+type RouterPorts struct {
+	Walks    Resolved // from the GMMU
+	Migrated Resolved // from the policy: translations it made local
+	Remote   Resolved // to the policy: walks that found a remote PTE
+	Fill     []tlb.FillPort
+	Replay   []*rtl.Decoupled[ptw.Walk]
+}
+
+// NewRouterPorts makes the policy-facing ports under path; the others are
+// the GMMU's results and, per SM, its L1 TLB fill port and its replay port.
+func NewRouterPorts(s *rtl.Sim, path string, walks Resolved, fills []tlb.FillPort, replays []*rtl.Decoupled[ptw.Walk]) RouterPorts {
+	return RouterPorts{
 		Walks:    walks,
 		Migrated: NewResolvedPort(s, path+".migrated"),
 		Remote:   NewResolvedPort(s, path+".remote"),
 		Fill:     fills,
 		Replay:   replays,
 	}
+}
+
+// NewRouter builds the router under path on ports p (NewRouterPorts).
+func NewRouter(s *rtl.Sim, path string, p RouterPorts) *Router {
+	r := &Router{RouterPorts: p}
 	s.Add(r, path)
 	b := &r.Base
 	r.local = newRouterQueue(b, "local")
 	r.remote = newResolvedRing(b, "remote")
-	r.shown = rtl.NewReg(b, "shown", 7, uint8(len(fills)))
+	r.shown = rtl.NewReg(b, "shown", 7, uint8(len(p.Fill)))
 	r.stale = rtl.NewReg[uint32](b, "local_stale", routerDepth, 0)
 	r.migStale = rtl.NewFlag(b, "migrated_stale", false)
 	r.remoteSeen = rtl.NewReg[uint64](b, "remote_seen", 64, 0)
 	r.Walks.Consumer(b)
 	r.Migrated.Consumer(b)
 	r.Remote.Producer(b)
-	for i := range fills {
+	for i := range p.Fill {
 		r.Fill[i].Producer(b)
 		r.Replay[i].Producer(b)
 	}

@@ -70,17 +70,7 @@ var TranslateQueueRange = rtl.Range{Min: 2 * maxPagesPerOp, Max: 1 << 16}
 // counter.
 type SM struct {
 	rtl.Base
-
-	// Ports.
-	Launch   *rtl.Decoupled[Launch]     // from the dispatcher
-	TLBReq   *rtl.Decoupled[tlb.Lookup] // to the L1 TLB; Requester = warp slot, Write = store
-	TLBResp  tlb.ResponsePort           // from the L1 TLB
-	Frozen   *rtl.Wire[bool]            // the L1 TLB's freeze input, observed
-	WalkReq  *rtl.Decoupled[ptw.Walk]   // misses to the GMMU; Requester = ID<<WarpBits | warp
-	Replay   *rtl.Decoupled[ptw.Walk]   // resolved misses back from the GMMU
-	DataReq  *rtl.Decoupled[DataReq]    // to the memory data path
-	DataResp *rtl.Decoupled[DataReq]    // from the memory data path
-	Resident *rtl.Wire[uint8]           // warps in the SM, for the dispatcher
+	SMPorts
 
 	id         uint16
 	cfg        SMConfig
@@ -132,18 +122,37 @@ type SM struct {
 	lineIDs [2 * workload.WarpSize]uint64
 }
 
-// TLBPorts are the L1 TLB ports an SM connects to.
-type TLBPorts struct {
-	Req    *rtl.Decoupled[tlb.Lookup]
-	Resp   tlb.ResponsePort
-	Frozen *rtl.Wire[bool]
+// SMPorts are an SM's wires.
+type SMPorts struct {
+	Launch   *rtl.Decoupled[Launch]     // from the dispatcher
+	TLBReq   *rtl.Decoupled[tlb.Lookup] // to the L1 TLB; Requester = warp slot, Write = store
+	TLBResp  tlb.ResponsePort           // from the L1 TLB
+	Frozen   *rtl.Wire[bool]            // the L1 TLB's freeze input, observed
+	WalkReq  *rtl.Decoupled[ptw.Walk]   // misses to the GMMU; Requester = ID<<WarpBits | warp
+	Replay   *rtl.Decoupled[ptw.Walk]   // resolved misses back from the GMMU
+	DataReq  *rtl.Decoupled[DataReq]    // to the memory data path
+	DataResp *rtl.Decoupled[DataReq]    // from the memory data path
+	Resident *rtl.Wire[uint8]           // warps in the SM, for the dispatcher
 }
 
-// PortsOf returns a TLB's SM-facing ports.
-func PortsOf(t *tlb.TLB) TLBPorts { return TLBPorts{Req: t.Req, Resp: t.Resp, Frozen: t.Frozen} }
+// NewSMPorts makes an SM's wires under path; its TLB ports are the L1
+// TLB's request, response and freeze wires.
+func NewSMPorts(s *rtl.Sim, path string, l1 tlb.Ports) SMPorts {
+	return SMPorts{
+		Launch:   rtl.NewDecoupledOf[Launch](s, path+".launch", LaunchWidth),
+		TLBReq:   l1.Req,
+		TLBResp:  l1.Resp,
+		Frozen:   l1.Frozen,
+		WalkReq:  rtl.NewDecoupledOf[ptw.Walk](s, path+".walk_req", ptw.WalkBits),
+		Replay:   rtl.NewDecoupledOf[ptw.Walk](s, path+".replay", ptw.WalkBits),
+		DataReq:  rtl.NewDecoupledOf[DataReq](s, path+".data_req", DataReqWidth),
+		DataResp: rtl.NewDecoupledOf[DataReq](s, path+".data_resp", DataReqWidth),
+		Resident: rtl.NewWire[uint8](s, path+".resident", WarpBits+1),
+	}
+}
 
-// NewSM builds SM number id under path, on the given L1 TLB ports.
-func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Kernel, l1 TLBPorts) (*SM, error) {
+// NewSM builds SM number id under path on ports p (NewSMPorts).
+func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Kernel, p SMPorts) (*SM, error) {
 	switch {
 	case !WarpsRange.Has(int64(cfg.Warps)):
 		return nil, WarpsRange.Check("gpu: SM warps", int64(cfg.Warps))
@@ -164,15 +173,7 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 		return nil, fmt.Errorf("gpu: a thread block of %d warps does not fit an SM of %d warps (gpu.warps_per_sm)", blockWarps, cfg.Warps)
 	}
 	m := &SM{
-		Launch:     rtl.NewDecoupledOf[Launch](s, path+".launch", LaunchWidth),
-		TLBReq:     l1.Req,
-		TLBResp:    l1.Resp,
-		Frozen:     l1.Frozen,
-		WalkReq:    rtl.NewDecoupledOf[ptw.Walk](s, path+".walk_req", ptw.WalkBits),
-		Replay:     rtl.NewDecoupledOf[ptw.Walk](s, path+".replay", ptw.WalkBits),
-		DataReq:    rtl.NewDecoupledOf[DataReq](s, path+".data_req", DataReqWidth),
-		DataResp:   rtl.NewDecoupledOf[DataReq](s, path+".data_resp", DataReqWidth),
-		Resident:   rtl.NewWire[uint8](s, path+".resident", WarpBits+1),
+		SMPorts:    p,
 		id:         uint16(id),
 		cfg:        cfg,
 		kernels:    kernels,

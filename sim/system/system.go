@@ -143,7 +143,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		if err != nil {
 			return nil, fmt.Errorf("gpu.l1_tlb_entries: %w", err)
 		}
-		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, gpu.PortsOf(l1))
+		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, gpu.NewSMPorts(s.Sim, path, l1.Ports))
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +169,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 	for _, m := range s.SMs {
 		replays = append(replays, m.Replay)
 	}
-	s.Router = gpu.NewRouter(s.Sim, "router", s.GMMU.Resp, fills, replays)
+	s.Router = gpu.NewRouter(s.Sim, "router", gpu.NewRouterPorts(s.Sim, "router", s.GMMU.Resp, fills, replays))
 	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, s.SMs)
 	s.Memory, err = gpu.NewMemory(s.Sim, "dram", gpu.MemoryConfig{
 		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, LineBytes: cfg.GPU.LineBytes,
