@@ -237,9 +237,9 @@ func (k *Key) check(c *Config) error {
 	return nil
 }
 
-// checkInt is for limits over whole numbers: v as an int64, false when an
-// unsigned value does not fit one.
-func checkInt(v reflect.Value) (int64, bool) {
+// asInt64 is an integer key's value as an int64, false when an unsigned
+// value does not fit one.
+func asInt64(v reflect.Value) (int64, bool) {
 	switch v.Kind() {
 	case reflect.Int:
 		return v.Int(), true

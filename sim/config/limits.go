@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"reflect"
 	"strconv"
 
@@ -87,25 +88,17 @@ func limitOf(tag reflect.StructTag, kind reflect.Kind) limit {
 type ints struct{ r rtl.Range }
 
 func (l ints) has(_ *Config, v reflect.Value) bool {
-	n, ok := checkInt(v)
+	n, ok := asInt64(v)
 	return ok && l.r.Has(n)
 }
 func (l ints) allowed(*Config) string { return l.r.String() }
 func (l ints) bounds(*Config) (string, string) {
 	lo, hi := l.r.Min, l.r.Max
 	if l.r.Pow2 { // the powers of two nearest inside the range
-		lo = int64(1) << bitsLen(lo-1)
-		hi = int64(1) << (bitsLen(hi) - 1)
+		lo = int64(1) << bits.Len64(uint64(lo-1))
+		hi = int64(1) << (bits.Len64(uint64(hi)) - 1)
 	}
 	return strconv.FormatInt(lo, 10), strconv.FormatInt(hi, 10)
-}
-
-func bitsLen(n int64) int {
-	l := 0
-	for ; n > 0; n >>= 1 {
-		l++
-	}
-	return l
 }
 
 // floats is a closed interval of reals.
