@@ -128,15 +128,22 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		s.Phases = append([]workload.Phase{{Host: &workload.HostAccess{Alloc: SetupPhaseName}}}, s.Phases...)
 	}
 	kernels := gpu.Kernels(s.Phases)
+	for _, k := range kernels {
+		if w := k.WarpsPerBlock(); w > cfg.GPU.WarpsPerSM {
+			return nil, fmt.Errorf("gpu.warps_per_sm = %d out of range for workload %s; allowed: %d..%d (its thread blocks have %d warps)",
+				cfg.GPU.WarpsPerSM, wl.Name(), w, gpu.MaxWarps, w)
+		}
+	}
 	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue}
 	var fills []tlb.FillPort
 	for i := 0; i < cfg.GPU.SMs; i++ {
 		path := fmt.Sprintf("sm%d", i)
-		l1, err := tlb.New(s.Sim, path+".l1tlb", tlb.Config{Sets: 1, Ways: cfg.GPU.L1TLBEntries, HitLatency: cfg.GPU.L1TLBLatency})
+		l1cfg := tlb.Config{Sets: 1, Ways: cfg.GPU.L1TLBEntries, HitLatency: cfg.GPU.L1TLBLatency}
+		l1, err := tlb.New(s.Sim, path+".l1tlb", l1cfg, tlb.NewPorts(s.Sim, path+".l1tlb"))
 		if err != nil {
 			return nil, fmt.Errorf("gpu.l1_tlb_entries: %w", err)
 		}
-		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, gpu.PortsOf(l1))
+		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, gpu.NewSMPorts(s.Sim, path, l1.Ports))
 		if err != nil {
 			return nil, err
 		}
@@ -144,10 +151,14 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		s.TLBs = append(s.TLBs, l1)
 		fills = append(fills, l1.Fill)
 	}
+	if layout.Pages > ptw.MaxPages {
+		return nil, fmt.Errorf("run.scale = %g: workload %s spans %d MB of pages, more than the GMMU's page table holds (%d MB)",
+			cfg.Run.Scale, wl.Name(), layout.Pages>>8, ptw.MaxPages>>8)
+	}
 	s.GMMU, err = ptw.New(s.Sim, "gmmu", ptw.Config{
 		Walkers: cfg.GPU.Walkers, QueueDepth: cfg.GPU.WalkQueue, Levels: 1, LevelLatency: cfg.GPU.WalkCycles,
 		BaseVPN: layout.BaseVPN, Pages: layout.Pages,
-	})
+	}, ptw.NewPorts(s.Sim, "gmmu"))
 	if err != nil {
 		return nil, fmt.Errorf("gpu: %w", err)
 	}
@@ -158,7 +169,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 	for _, m := range s.SMs {
 		replays = append(replays, m.Replay)
 	}
-	s.Router = gpu.NewRouter(s.Sim, "router", s.GMMU.Resp, fills, replays)
+	s.Router = gpu.NewRouter(s.Sim, "router", gpu.NewRouterPorts(s.Sim, "router", s.GMMU.Resp, fills, replays))
 	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, s.SMs)
 	s.Memory, err = gpu.NewMemory(s.Sim, "dram", gpu.MemoryConfig{
 		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, LineBytes: cfg.GPU.LineBytes,

@@ -296,12 +296,15 @@ func TestIdleSkippingIsExact(t *testing.T) {
 	}
 }
 
-// TestWatchdogNamesStuckUnits: a fault latency longer than the watchdog
+// TestWatchdogNamesStuckUnits: a page transfer longer than the watchdog
 // stops the run with an error naming the SM and the driver.
 func TestWatchdogNamesStuckUnits(t *testing.T) {
 	cfg := testConfig("um")
 	cfg.GPU.SMs = 1
-	cfg.Check.WatchdogCycles = 20000
+	// A 1 MB/s link holds a 4 KB page for 6 million cycles, far longer
+	// than the watchdog's 100,000.
+	cfg.PCIe.BandwidthGBs = 0.001
+	cfg.Check.WatchdogCycles = 100_000
 	p, err := policy.New("um", &cfg)
 	require.NoError(t, err)
 	s, err := system.NewWith(&cfg, oneLoad(), p)

@@ -93,7 +93,7 @@ type runFlags struct {
 	workload, policy, configFile, jsonFile, vcdFile string
 	oversub                                         int
 	scale                                           float64
-	seed                                            uint64
+	seed                                            string
 	sets, trace                                     []string
 	check                                           bool
 }
@@ -106,7 +106,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.policy, "policy", "", "migration policy ("+strings.Join(policy.Names(), ", ")+"); run.policy")
 	fs.IntVar(&f.oversub, "oversub", 0, "oversubscription ratio in percent, 100..1000; run.oversub_pct")
 	fs.Float64Var(&f.scale, "scale", 0, "workload size multiplier; run.scale")
-	fs.Uint64Var(&f.seed, "seed", 0, "random seed; run.seed")
+	fs.StringVar(&f.seed, "seed", "", "random seed, 0..2^63-1 as in a TOML file (16, 0x10); run.seed")
 	fs.StringVar(&f.configFile, "config", "", "TOML configuration file read over the defaults")
 	fs.StringArrayVar(&f.sets, "set", nil, "override one configuration key: --set key=value (repeatable; uvmsim list shows the keys)")
 	fs.StringVar(&f.jsonFile, "json", "", "write the result as JSON to this file")
@@ -129,13 +129,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if f.vcdFile != "" && len(f.trace) == 0 {
 		return usage("--vcd needs at least one --trace pattern")
 	}
-	p, err := policy.New(cfg.Run.Policy, &cfg)
+	p, sys, err := build(&cfg)
 	if err != nil {
-		return usageError{err}
-	}
-	sys, err := system.New(&cfg, p)
-	if err != nil {
-		return usageError{err}
+		return err
 	}
 	var opts system.Options
 	if f.vcdFile != "" {
@@ -190,7 +186,9 @@ func buildConfig(fs *pflag.FlagSet, f *runFlags) (config.Config, error) {
 		cfg.Run.Scale = f.scale
 	}
 	if fs.Changed("seed") {
-		cfg.Run.Seed = f.seed
+		if err := cfg.Set("run.seed=" + f.seed); err != nil {
+			return cfg, usage("--seed: %v", err)
+		}
 	}
 	if f.check {
 		cfg.Check.Invariants = true
@@ -202,6 +200,21 @@ func buildConfig(fs *pflag.FlagSet, f *runFlags) (config.Config, error) {
 		return cfg, usage("run.workload = %q unknown; allowed: %s", cfg.Run.Workload, strings.Join(workload.Names(), ", "))
 	}
 	return cfg, nil
+}
+
+// build makes the policy and the system of a validated configuration
+// without running it: every check `run` makes before its first cycle,
+// which `config --check` makes too.
+func build(cfg *config.Config) (system.Policy, *system.System, error) {
+	p, err := policy.New(cfg.Run.Policy, cfg)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	sys, err := system.New(cfg, p)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	return p, sys, nil
 }
 
 func contains(list []string, s string) bool {
@@ -254,7 +267,7 @@ func listCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "configuration keys (--set key=value, or in a --config TOML file):")
 	def := config.Default()
 	for _, k := range config.Keys() {
-		fmt.Fprintf(stdout, "  %-26s %-12s %s; %s\n", k.Name, k.Value(&def), k.Allowed, k.Doc)
+		fmt.Fprintf(stdout, "  %-26s %-12s %s; %s\n", k.Name, k.Value(&def), k.Allowed(&def), k.Doc)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{[]string{"run", "--bogus"}, exitUsage, "unknown flag: --bogus"},
 		{[]string{"run", "--workload", "nope"}, exitUsage, `run.workload = "nope" unknown; allowed: 2dconv, backprop`},
 		{[]string{"run", "--policy", "magic"}, exitUsage, `run.policy = "magic" out of range; allowed: one of ideal`},
-		{[]string{"run", "--oversub", "50"}, exitUsage, "run.oversub_pct = 50 out of range; allowed: [100, 1000]"},
+		{[]string{"run", "--oversub", "50"}, exitUsage, "run.oversub_pct = 50 out of range; allowed: 100..1000"},
 		{[]string{"run", "--set", "gpu.smz=3"}, exitUsage, `unknown key "gpu.smz"`},
 		{[]string{"run", "--set", "pcie.bandwidth_gbs=fast"}, exitUsage, `pcie.bandwidth_gbs = "fast" is not a valid float`},
 		{[]string{"run", "--config", "/nonexistent.toml"}, exitUsage, "no such file"},
@@ -96,10 +96,12 @@ func TestRunWritesJSONAndReport(t *testing.T) {
 	assert.Equal(t, out, fromArray)
 }
 
-// A simulation failure (here the watchdog, with a fault latency longer
-// than it allows) exits with status 1.
+// A simulation failure (here the watchdog: one 4 KB page takes 6 million
+// cycles on a 1 MB/s link, 4096 B / (10^6 B/s / 1481 MHz), longer than the
+// watchdog allows) exits with status 1.
 func TestSimulationFailureExitsOne(t *testing.T) {
-	code, _, stderr := run("run", "--workload", "ra", "--policy", "um", "--scale", "0.02", "--set", "gpu.sms=2", "--set", "check.watchdog_cycles=5000")
+	code, _, stderr := run("run", "--workload", "ra", "--policy", "um", "--scale", "0.02", "--set", "gpu.sms=2",
+		"--set", "pcie.bandwidth_gbs=0.001", "--set", "check.watchdog_cycles=100000")
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, stderr, "watchdog")
 }

@@ -24,7 +24,7 @@ type sweepFlags struct {
 	workloads, policies, oversub, out, configFile string
 	jobs                                          int
 	scale                                         float64
-	seed                                          uint64
+	seed                                          string
 	sets                                          []string
 }
 
@@ -40,7 +40,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), fmt.Sprintf("simulations run at once, 1..%d", experiment.MaxJobs))
 	fs.StringVar(&f.out, "out", "sweep", "output directory for results.csv and results.json")
 	fs.Float64Var(&f.scale, "scale", 0, "workload size multiplier; run.scale (default 1)")
-	fs.Uint64Var(&f.seed, "seed", 0, "random seed; run.seed (default 1)")
+	fs.StringVar(&f.seed, "seed", "", "random seed, 0..2^63-1 as in a TOML file (16, 0x10); run.seed (default 1)")
 	fs.StringVar(&f.configFile, "config", "", "TOML configuration file read over the defaults")
 	fs.StringArrayVar(&f.sets, "set", nil, "override one configuration key for every run: --set key=value (repeatable; uvmsim list shows the keys)")
 	if err := fs.Parse(args); err != nil {
@@ -103,7 +103,9 @@ func sweepBase(fs *pflag.FlagSet, f *sweepFlags) (config.Config, error) {
 		cfg.Run.Scale = f.scale
 	}
 	if fs.Changed("seed") {
-		cfg.Run.Seed = f.seed
+		if err := cfg.Set("run.seed=" + f.seed); err != nil {
+			return cfg, usage("--seed: %v", err)
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usage("--scale, --seed, --config or --set: %v", err)
@@ -148,7 +150,7 @@ func parseRatios(list string, base config.Config) ([]int, error) {
 		cfg := base
 		cfg.Run.OversubPct = r
 		if err != nil || cfg.Validate() != nil {
-			return nil, usage("--oversub: %q is not a ratio in percent; allowed: integers in %s, comma-separated", strings.TrimSpace(s), key.Allowed)
+			return nil, usage("--oversub: %q is not a ratio in percent; allowed: integers in %s, comma-separated", strings.TrimSpace(s), key.Allowed(&base))
 		}
 		ratios = append(ratios, r)
 	}
