@@ -88,7 +88,9 @@ func buildBFS(g *graph) *builtin {
 		w.kernel(&Kernel{Name: "Kernel", Blocks: blocks, ThreadsPerBlock: bfsThreads,
 			NewWarp: func(b, wp int) WarpStream { return newBFSExpand(bf, k, b*bfsThreads+wp*WarpSize) }})
 		w.kernel(&Kernel{Name: "Kernel2", Blocks: blocks, ThreadsPerBlock: bfsThreads,
-			NewWarp: func(b, wp int) WarpStream { return &bfsUpdate{bf: bf, k: k, tid0: b*bfsThreads + wp*WarpSize} }})
+			NewWarp: func(b, wp int) WarpStream {
+				return bfsUpdatePool.fill(bfsUpdate{bf: bf, k: k, tid0: b*bfsThreads + wp*WarpSize})
+			}})
 	}
 	return w
 }
@@ -111,7 +113,7 @@ type bfsExpand struct {
 }
 
 func newBFSExpand(bf *bfs, k int32, tid0 int) *bfsExpand {
-	s := &bfsExpand{bf: bf, k: k, tid0: tid0}
+	s := bfsExpandPool.fill(bfsExpand{bf: bf, k: k, tid0: tid0})
 	for l := 0; l < WarpSize; l++ {
 		tid := tid0 + l
 		if tid < len(bf.level) && bf.level[tid] == k {
@@ -143,7 +145,19 @@ func (s *bfsExpand) visited(v uint32) bool {
 	return l >= 0 && l <= s.k
 }
 
+var bfsExpandPool warpPool[bfsExpand]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *bfsExpand) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	bfsExpandPool.done(s)
+	return false
+}
+
+func (s *bfsExpand) next(op *Op) bool {
 	bf := s.bf
 	for {
 		pc := s.pc
@@ -237,7 +251,19 @@ type bfsUpdate struct {
 	pc   int
 }
 
+var bfsUpdatePool warpPool[bfsUpdate]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *bfsUpdate) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	bfsUpdatePool.done(s)
+	return false
+}
+
+func (s *bfsUpdate) next(op *Op) bool {
 	bf := s.bf
 	for {
 		pc := s.pc
