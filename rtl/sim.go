@@ -53,7 +53,7 @@ type Sim struct {
 	driveSet []uint64
 	soonest  uint64
 
-	dirty   []committer
+	stray   []*Base // blocks written outside Eval (see regBank.mark)
 	regs    []resettable
 	regInfo []any // per register, by number: its *regInfo
 	wires   []resettable
@@ -70,7 +70,7 @@ type Sim struct {
 
 // New makes an empty simulator.
 func New(opts Options) *Sim {
-	return &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, dirty: make([]committer, 0, 256), names: map[string]bool{}}
+	return &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, names: map[string]bool{}}
 }
 
 // addSignal records a register or wire under its unique hierarchical name.
@@ -129,7 +129,14 @@ func (s *Sim) Reset() {
 	for _, m := range s.srams {
 		m.resetValue()
 	}
-	s.dirty = s.dirty[:0]
+	for _, b := range s.blocks {
+		for _, k := range b.banks {
+			k.(interface{ clearPending() }).clearPending()
+		}
+		clear(b.pending)
+		b.pending = b.pending[:0]
+	}
+	s.stray = s.stray[:0]
 	s.cycle, s.executed, s.commits, s.err = 0, 0, 0, nil
 	s.awake = len(s.blocks)
 	s.soonest = Never
@@ -180,14 +187,7 @@ func (s *Sim) Step() error {
 	}
 	s.cur = nil
 	s.phase = phaseCommit
-	s.commits += uint64(len(s.dirty))
-	for _, c := range s.dirty {
-		c.commit()
-	}
-	s.dirty = s.dirty[:0]
-	if s.skipIdle {
-		s.decideSleep()
-	}
+	s.commitAndSleep()
 	s.phase = phaseIdle
 	s.cycle++
 	s.executed++
@@ -195,16 +195,29 @@ func (s *Sim) Step() error {
 	return s.err
 }
 
-// decideSleep puts to sleep every block that was evaluated this cycle and
-// is at a fixed point or asked to sleep. Eval wakes no block, so the awake
-// set is the set just evaluated.
-func (s *Sim) decideSleep() {
+// commitAndSleep commits, block by block, the state written in this
+// cycle, and with idle skipping puts to sleep every block that is at a
+// fixed point or asked to sleep. Eval wakes no block, so the awake set is
+// the set just evaluated, and only a block that was evaluated wrote state.
+func (s *Sim) commitAndSleep() {
 	next := s.cycle + 1
 	for wi := range s.awakeSet {
 		for set := s.awakeSet[wi]; set != 0; set &= set - 1 {
-			s.trySleep(s.order[wi<<6|bits.TrailingZeros64(set)], next)
+			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+			if len(b.pending) != 0 {
+				s.commits += b.commit()
+			}
+			if s.skipIdle {
+				s.trySleep(b, next)
+			}
 		}
 	}
+	for _, b := range s.stray {
+		if len(b.pending) != 0 {
+			s.commits += b.commit()
+		}
+	}
+	s.stray = s.stray[:0]
 }
 
 // trySleep puts block b to sleep if it is at a fixed point or asked to
