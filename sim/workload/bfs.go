@@ -107,9 +107,8 @@ type bfsExpand struct {
 	steps uint32 // longest active edge list
 	n     int    // active lanes
 	lane  [WarpSize]uint8
-	start [WarpSize]uint32
-	deg   [WarpSize]uint32
-	dest  [WarpSize]uint32 // destination read at the current edge step
+	edges [WarpSize]edgeCursor // the active lanes' edge lists
+	dest  [WarpSize]uint32     // destination read at the current edge step
 }
 
 func newBFSExpand(bf *bfs, k int32, tid0 int) *bfsExpand {
@@ -118,9 +117,8 @@ func newBFSExpand(bf *bfs, k int32, tid0 int) *bfsExpand {
 		tid := tid0 + l
 		if tid < len(bf.level) && bf.level[tid] == k {
 			s.lane[s.n] = uint8(l)
-			s.start[s.n] = bf.g.start[tid]
-			s.deg[s.n] = bf.g.degree[tid]
-			s.steps = max(s.steps, s.deg[s.n])
+			s.edges[s.n] = bf.g.cursor(tid)
+			s.steps = max(s.steps, s.edges[s.n].degree)
 			s.n++
 		}
 	}
@@ -191,16 +189,15 @@ func (s *bfsExpand) next(op *Op) bool {
 			}
 			op.mem(OpLoad, 4)
 			for i := 0; i < s.n; i++ {
-				if s.edge < s.deg[i] {
-					e := s.start[i] + s.edge
-					s.dest[i] = bf.g.dest[e]
-					op.lane(bf.edges + 4*uint64(e))
+				if c := &s.edges[i]; s.edge < c.degree {
+					s.dest[i] = bf.g.destOf(c, s.edge)
+					op.lane(bf.edges + 4*uint64(c.start+s.edge))
 				}
 			}
 		case bfsLoadVisited:
 			op.mem(OpLoad, 1)
 			for i := 0; i < s.n; i++ {
-				if s.edge < s.deg[i] {
+				if s.edge < s.edges[i].degree {
 					op.lane(bf.visited + uint64(s.dest[i]))
 				}
 			}
@@ -217,7 +214,7 @@ func (s *bfsExpand) next(op *Op) bool {
 				op.mem(OpStore, 1)
 			}
 			for i := 0; i < s.n; i++ {
-				if s.edge >= s.deg[i] || s.visited(s.dest[i]) {
+				if s.edge >= s.edges[i].degree || s.visited(s.dest[i]) {
 					continue
 				}
 				switch pc {
