@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 )
 
 // Options select the scheduler's behaviour.
@@ -14,6 +15,11 @@ type Options struct {
 	// SkipIdle evaluates only awake blocks and jumps the clock over cycles in
 	// which every block sleeps. Results are identical either way.
 	SkipIdle bool
+	// Threads evaluates the blocks of each Eval phase on this many
+	// goroutines (0 or 1: on the caller's alone; at most MaxThreads).
+	// Results are identical at any count. Checked mode always evaluates
+	// on one goroutine.
+	Threads int
 }
 
 type phase uint8
@@ -65,12 +71,25 @@ type Sim struct {
 	cur   *Base
 	err   error
 
+	par      *evalPool // helpers of a parallel Eval phase, nil when serial
+	evalList []*Base   // the blocks of a parallel Eval phase
+
 	vcd *vcdWriter
 }
 
 // New makes an empty simulator.
 func New(opts Options) *Sim {
-	return &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, names: map[string]bool{}}
+	if opts.Threads < 0 || opts.Threads > MaxThreads {
+		panic(fmt.Sprintf("rtl: Options.Threads = %d outside 0..%d", opts.Threads, MaxThreads))
+	}
+	s := &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, names: map[string]bool{}}
+	if opts.Threads > 1 && !opts.Checked {
+		s.par = newEvalPool(opts.Threads - 1)
+		// The helpers hold the pool, not the Sim; they stop once the Sim
+		// is unreachable.
+		runtime.AddCleanup(s, func(p *evalPool) { p.close() }, s.par)
+	}
+	return s
 }
 
 // addSignal records a register or wire under its unique hierarchical name.
@@ -177,12 +196,16 @@ func (s *Sim) Step() error {
 		s.vcd.dump(s.cycle)
 	}
 	s.phase = phaseEval
-	for wi, set := range s.awakeSet {
-		for ; set != 0; set &= set - 1 {
-			b := s.order[wi<<6|bits.TrailingZeros64(set)]
-			b.wrote, b.readTime, b.sleepAsked = false, false, false
-			s.cur = b
-			b.self.Eval()
+	if s.par != nil && s.awake >= parMinBlocks {
+		s.evalParallel()
+	} else {
+		for wi, set := range s.awakeSet {
+			for ; set != 0; set &= set - 1 {
+				b := s.order[wi<<6|bits.TrailingZeros64(set)]
+				b.wrote, b.readTime, b.sleepAsked = false, false, false
+				s.cur = b
+				b.self.Eval()
+			}
 		}
 	}
 	s.cur = nil
@@ -193,6 +216,20 @@ func (s *Sim) Step() error {
 	s.executed++
 	s.drive()
 	return s.err
+}
+
+// evalParallel runs the Eval phase of the awake blocks on the helpers.
+func (s *Sim) evalParallel() {
+	list := s.evalList[:0]
+	for wi, set := range s.awakeSet {
+		for ; set != 0; set &= set - 1 {
+			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+			b.wrote, b.readTime, b.sleepAsked = false, false, false
+			list = append(list, b)
+		}
+	}
+	s.evalList = list
+	s.par.eval(list)
 }
 
 // commitAndSleep commits, block by block, the state written in this

@@ -36,6 +36,7 @@ type Run struct {
 	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier"`
 	Seed       uint64  `toml:"seed" min:"0" max:"18446744073709551615" doc:"seed of every random choice (workload, LFSR seed derivation)"`
 	GraphFile  string  `toml:"graph_file" doc:"Rodinia-format graph for bfs (empty: generated)"`
+	Threads    int     `toml:"threads" min:"1" max:"64" doc:"goroutines that evaluate the blocks of each cycle (results are identical at any count)"`
 }
 
 // GPU is the core and translation configuration (UVMMU paper Table I).
@@ -163,6 +164,7 @@ func Default() Config {
 			OversubPct: 100,
 			Scale:      1,
 			Seed:       1,
+			Threads:    1,
 		},
 		GPU: GPU{
 			ClockMHz:     1481, // UVMMU Table I: core 1481 MHz
