@@ -29,21 +29,27 @@ const parChunk = 4
 // hand-off costs more than it saves.
 const parMinBlocks = 16
 
-// evalPool is the Sim's set of helper goroutines for the Eval phase.
+// evalPool is the Sim's set of helper goroutines for the Eval phase. The
+// caller never waits for a helper to show up: it evaluates whatever chunks
+// are left itself and waits only for chunks a helper has claimed, so a
+// helper the operating system does not schedule costs nothing.
 type evalPool struct {
 	helpers int
 	blocks  []*Base // the blocks of the current Eval phase, in order
 
-	// gen is bumped to start an Eval phase; helpers claim blocks through
-	// next and count themselves out through left.
-	gen  atomic.Uint64
-	next atomic.Int64
-	left atomic.Int64
+	// gen is bumped to start an Eval phase; open is true while blocks may
+	// be read. Workers claim chunks through next and count evaluated
+	// blocks in finished; inside counts helpers that may read blocks.
+	gen      atomic.Uint64
+	open     atomic.Bool
+	next     atomic.Int64
+	finished atomic.Int64
+	inside   atomic.Int64
 
 	mu      sync.Mutex
 	wake    *sync.Cond
 	sleepy  int  // helpers waiting on wake
-	stopped bool // Close was called
+	stopped bool // close was called
 }
 
 func newEvalPool(helpers int) *evalPool {
@@ -84,22 +90,30 @@ func (p *evalPool) helper() {
 			}
 		}
 		seen = g
-		p.work()
-		p.left.Add(-1)
+		// A helper that wakes late must not read blocks while the caller
+		// rewrites them for a later phase.
+		p.inside.Add(1)
+		if p.open.Load() && p.gen.Load() == g {
+			p.work()
+		}
+		p.inside.Add(-1)
 	}
 }
 
 // work evaluates chunks of blocks until none is left.
 func (p *evalPool) work() {
-	n := int64(len(p.blocks))
+	blocks := p.blocks
+	n := int64(len(blocks))
 	for {
 		i := p.next.Add(parChunk) - parChunk
 		if i >= n {
 			return
 		}
-		for _, b := range p.blocks[i:min(i+parChunk, n)] {
+		end := min(i+parChunk, n)
+		for _, b := range blocks[i:end] {
 			b.self.Eval()
 		}
+		p.finished.Add(end - i)
 	}
 }
 
@@ -108,7 +122,8 @@ func (p *evalPool) work() {
 func (p *evalPool) eval(blocks []*Base) {
 	p.blocks = blocks
 	p.next.Store(0)
-	p.left.Store(int64(p.helpers))
+	p.finished.Store(0)
+	p.open.Store(true)
 	p.gen.Add(1)
 	p.mu.Lock()
 	if p.sleepy > 0 {
@@ -116,12 +131,23 @@ func (p *evalPool) eval(blocks []*Base) {
 	}
 	p.mu.Unlock()
 	p.work()
-	for spin := 0; p.left.Load() != 0; spin++ {
+	for spin := 0; p.finished.Load() != int64(len(blocks)); spin++ {
 		if spin%64 == 63 {
 			runtime.Gosched()
 		}
 	}
-	p.blocks = nil
+	p.shut()
+	p.blocks = nil // the pool must not keep the Sim reachable
+}
+
+// shut stops helpers from reading blocks and waits for those reading.
+func (p *evalPool) shut() {
+	p.open.Store(false)
+	for spin := 0; p.inside.Load() != 0; spin++ {
+		if spin%64 == 63 {
+			runtime.Gosched()
+		}
+	}
 }
 
 // close stops the helpers.
