@@ -301,16 +301,18 @@ func TestIdleSkippingIsExact(t *testing.T) {
 func TestParallelEvalIsExact(t *testing.T) {
 	for _, name := range []string{"uvmmu", "um", "uvmsmart", "ideal"} {
 		for _, wl := range []string{"bfs", "hotspot"} {
-			cfg := config.Default()
-			cfg.Run.Policy = name
-			cfg.Run.Workload = wl
-			cfg.Run.Scale = 0.03
-			cfg.Run.OversubPct = 125
-			serial := resultJSON(t, runNamed(t, cfg))
-			for _, threads := range []int{2, 3} {
-				cfg.Run.Threads = threads
-				assert.Empty(t, cmp.Diff(serial, resultJSON(t, runNamed(t, cfg))), "%s %s at %d threads", name, wl, threads)
-			}
+			t.Run(name+"/"+wl, func(t *testing.T) {
+				cfg := config.Default()
+				cfg.Run.Policy = name
+				cfg.Run.Workload = wl
+				cfg.Run.Scale = 0.03
+				cfg.Run.OversubPct = 125
+				serial := resultJSON(t, runNamed(t, cfg))
+				for _, threads := range []int{2, 3} {
+					cfg.Run.Threads = threads
+					assert.Empty(t, cmp.Diff(serial, resultJSON(t, runNamed(t, cfg))), "%s %s at %d threads", name, wl, threads)
+				}
+			})
 		}
 	}
 }
