@@ -59,10 +59,11 @@ cosim-long: tools
 ## grit_pa_cache), output checksums compared, cycles per second of each;
 ## then the full system on every workload at 150%. Medians of SPEED_RUNS
 ## runs, written with the machine to docs/performance.md.
-SPEED_RUNS  ?= 5
-SPEED_SCALE ?= 0.25
+SPEED_CYCLES ?= 1000000
+SPEED_RUNS   ?= 5
+SPEED_SCALE  ?= 0.25
 speed: tools
-	UVMMU_REQUIRE_SIM=1 UVMMU_SPEED_CYCLES=1000000 UVMMU_SPEED_RUNS=$(SPEED_RUNS) \
+	UVMMU_REQUIRE_SIM=1 UVMMU_SPEED_CYCLES=$(SPEED_CYCLES) UVMMU_SPEED_RUNS=$(SPEED_RUNS) \
 	UVMMU_SPEED_SCALE=$(SPEED_SCALE) UVMMU_SPEED_REPORT=$(CURDIR)/docs/performance.md \
 	$(GO) test -count=1 -v -timeout 0 -run '^TestSpeed$$' ./tb/
 
