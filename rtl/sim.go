@@ -74,6 +74,8 @@ type Sim struct {
 	par      *evalPool // helpers of a parallel Eval phase, nil when serial
 	evalList []*Base   // the blocks of a parallel Eval phase
 
+	probes []func(cycle uint64)
+
 	vcd *vcdWriter
 }
 
@@ -189,6 +191,15 @@ func (s *Sim) Shuffle(rng *rand.Rand) {
 	s.index()
 }
 
+// Probe adds an observer that is called after the commit of every
+// evaluated cycle with that cycle's number. It sees the registers at
+// their new values and the wires still at the values they had in the
+// cycle (a handshake that fired in it still shows as fired). A probe
+// records (statistics, latency samples) and changes nothing, so it costs
+// no Eval a line and never keeps a block awake; an idle cycle the
+// scheduler skips changes nothing and is not probed.
+func (s *Sim) Probe(fn func(cycle uint64)) { s.probes = append(s.probes, fn) }
+
 // Step evaluates the current cycle, commits it, and drives the outputs of
 // the next one.
 func (s *Sim) Step() error {
@@ -211,6 +222,11 @@ func (s *Sim) Step() error {
 	s.cur = nil
 	s.phase = phaseCommit
 	s.commitAndSleep()
+	// Sleep decisions change no register or wire, so the probes see the
+	// committed state as if they ran between commit and sleep.
+	for _, p := range s.probes {
+		p(s.cycle)
+	}
 	s.phase = phaseIdle
 	s.cycle++
 	s.executed++
