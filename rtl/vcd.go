@@ -115,7 +115,7 @@ func (v *vcdWriter) header() {
 		}
 		open = scope
 		kind := "wire"
-		if _, ok := sig.(committer); ok {
+		if _, ok := sig.(clocked); ok {
 			kind = "reg"
 		}
 		fmt.Fprintf(v.w, "$var %s %d %s %s $end\n", kind, sig.Width(), v.ids[i], leaf)

@@ -39,6 +39,7 @@ type Run struct {
 	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier (the footprint must fit memory.capacity_gb and the GMMU's 64 GB page table)"`
 	Seed       uint64  `toml:"seed" min:"0" max:"9223372036854775807" doc:"seed of every random choice (workload, LFSR seed derivation); a TOML integer, so at most 2^63-1 in a file, with --set and --seed alike"`
 	GraphFile  string  `toml:"graph_file" doc:"Rodinia-format graph for bfs (empty: generated)"`
+	Threads    int     `toml:"threads" min:"1" max:"64" doc:"goroutines that evaluate the blocks of each cycle (results are identical at any count)"`
 }
 
 // GPU is the core and translation configuration (UVMMU paper Table I).
@@ -166,6 +167,7 @@ func Default() Config {
 			OversubPct: 100,
 			Scale:      1,
 			Seed:       1,
+			Threads:    1,
 		},
 		GPU: GPU{
 			ClockMHz:     1481, // UVMMU Table I: core 1481 MHz

@@ -117,7 +117,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 	}
 	s := &System{
 		Cfg:      cfg,
-		Sim:      rtl.New(rtl.Options{Checked: cfg.Check.Invariants, SkipIdle: cfg.Check.SkipIdle}),
+		Sim:      rtl.New(rtl.Options{Checked: cfg.Check.Invariants, SkipIdle: cfg.Check.SkipIdle, Threads: cfg.Run.Threads}),
 		Workload: wl,
 		Layout:   layout,
 		Phases:   wl.Phases(),

@@ -296,6 +296,27 @@ func TestIdleSkippingIsExact(t *testing.T) {
 	}
 }
 
+// TestParallelEvalIsExact: evaluating each cycle's blocks on several
+// goroutines (run.threads) changes nothing but speed, under every policy.
+func TestParallelEvalIsExact(t *testing.T) {
+	for _, name := range []string{"uvmmu", "um", "uvmsmart", "ideal"} {
+		for _, wl := range []string{"bfs", "hotspot"} {
+			t.Run(name+"/"+wl, func(t *testing.T) {
+				cfg := config.Default()
+				cfg.Run.Policy = name
+				cfg.Run.Workload = wl
+				cfg.Run.Scale = 0.03
+				cfg.Run.OversubPct = 125
+				serial := resultJSON(t, runNamed(t, cfg))
+				for _, threads := range []int{2, 3} {
+					cfg.Run.Threads = threads
+					assert.Empty(t, cmp.Diff(serial, resultJSON(t, runNamed(t, cfg))), "%s %s at %d threads", name, wl, threads)
+				}
+			})
+		}
+	}
+}
+
 // TestWatchdogNamesStuckUnits: a page transfer longer than the watchdog
 // stops the run with an error naming the SM and the driver.
 func TestWatchdogNamesStuckUnits(t *testing.T) {

@@ -5,19 +5,33 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 )
 
 // graph is a directed graph in the Rodinia bfs layout: node i's edges are
-// dest[start[i] : start[i]+degree[i]].
+// dest[start[i] : start[i]+degree[i]]. A generated graph keeps the same
+// layout implicitly, in gen, and leaves the three lists empty.
 type graph struct {
 	start  []uint32
 	degree []uint32
 	dest   []uint32
+	gen    *generatedGraph
 }
 
-func (g *graph) nodes() int { return len(g.start) }
-func (g *graph) edges() int { return len(g.dest) }
+func (g *graph) nodes() int {
+	if g.gen != nil {
+		return g.gen.n
+	}
+	return len(g.start)
+}
+
+func (g *graph) edges() int {
+	if g.gen != nil {
+		return 2 * int(g.gen.pairs)
+	}
+	return len(g.dest)
+}
 
 // Rodinia graph limits: node and edge ids are C ints in the benchmark.
 const maxGraphCount = math.MaxInt32
@@ -97,93 +111,24 @@ func readRodiniaGraph(r io.Reader) (*graph, error) {
 	return g, nil
 }
 
-// Rodinia graphgen (benchmarks/data/bfs/inputGen/graphgen.cpp): every node
-// draws MIN_EDGES..MAX_INIT_EDGES uniformly random neighbours and every such
-// edge is stored in both directions, so degrees are 2..4 own draws plus a
-// binomial number of reverse edges (mean 3), 6 on average.
-const (
-	graphgenMinEdges = 2
-	graphgenMaxEdges = 4
-)
-
-// generateRodiniaGraph builds a graph with the structure of graphgen and
-// exactly the given node and edge counts (edges must be even: every draw
-// adds an edge pair). The per-node draw counts are uniform in 2..4 and then
-// nudged one at a time, at random nodes, until they sum to edges/2. Each
-// node's edge list holds its edges in generation order, as graphgen writes
-// them.
-func generateRodiniaGraph(nodes, edges int, seed uint64) *graph {
-	const (
-		streamDraws = iota + 1
-		streamNudge
-		streamDest
-	)
-	draws := make([]uint8, nodes)
-	pairs := edges / 2
-	total := 0
-	for i := range draws {
-		draws[i] = uint8(graphgenMinEdges + draw(seed, streamDraws, uint64(i), graphgenMaxEdges-graphgenMinEdges+1))
-		total += int(draws[i])
-	}
-	pairs = max(min(pairs, nodes*graphgenMaxEdges), nodes*graphgenMinEdges)
-	for k := uint64(0); total != pairs; k++ {
-		i := draw(seed, streamNudge, k, uint64(nodes))
-		switch {
-		case total < pairs && draws[i] < graphgenMaxEdges:
-			draws[i]++
-			total++
-		case total > pairs && draws[i] > graphgenMinEdges:
-			draws[i]--
-			total--
-		}
-	}
-	// Draw every destination once, count degrees, then fill in order.
-	src := make([]uint32, 0, pairs)
-	dst := make([]uint32, 0, pairs)
-	degree := make([]uint32, nodes)
-	k := uint64(0)
-	for i := range draws {
-		for j := 0; j < int(draws[i]); j++ {
-			d := uint32(draw(seed, streamDest, k, uint64(nodes)))
-			k++
-			src = append(src, uint32(i))
-			dst = append(dst, d)
-			degree[i]++
-			degree[d]++
-		}
-	}
-	g := &graph{start: make([]uint32, nodes), degree: degree, dest: make([]uint32, 2*len(src))}
-	var off uint32
-	for i := range g.start {
-		g.start[i] = off
-		off += degree[i]
-	}
-	fill := make([]uint32, nodes)
-	for p := range src {
-		s, d := src[p], dst[p]
-		g.dest[g.start[s]+fill[s]] = d
-		fill[s]++
-		g.dest[g.start[d]+fill[d]] = s
-		fill[d]++
-	}
-	return g
-}
-
 // bfsLevels runs breadth-first search from node 0 and returns every node's
-// level (-1 if unreachable) and the deepest level.
+// level (-1 if unreachable) and the deepest level. Levels do not depend on
+// the order a level's nodes are expanded in, so each frontier is expanded
+// in node order, which reads the edge lists front to back.
 func bfsLevels(g *graph) ([]int32, int) {
 	level := make([]int32, g.nodes())
 	for i := range level {
 		level[i] = -1
 	}
 	level[0] = 0
-	frontier := []uint32{0}
+	frontier, next := []uint32{0}, []uint32(nil)
 	depth := 0
 	for len(frontier) > 0 {
-		var next []uint32
+		next = next[:0]
 		for _, u := range frontier {
-			for e := g.start[u]; e < g.start[u]+g.degree[u]; e++ {
-				v := g.dest[e]
+			c := g.cursor(int(u))
+			for j := uint32(0); j < c.degree; j++ {
+				v := g.destOf(&c, j)
 				if level[v] < 0 {
 					level[v] = level[u] + 1
 					next = append(next, v)
@@ -193,7 +138,8 @@ func bfsLevels(g *graph) ([]int32, int) {
 		if len(next) > 0 {
 			depth++
 		}
-		frontier = next
+		slices.Sort(next)
+		frontier, next = next, frontier
 	}
 	return level, depth
 }

@@ -92,7 +92,7 @@ func FuzzReadRodiniaGraph(f *testing.F) {
 // structure: every node has at least its 2 own draws, edges come in
 // reverse pairs, and the mean degree is 6.
 func TestGeneratedGraphMatchesGraphgen(t *testing.T) {
-	g := generateRodiniaGraph(bfsNodes, bfsEdges, 1)
+	g := explicitGraph(generateRodiniaGraph(bfsNodes, bfsEdges, 1))
 	require.Equal(t, bfsNodes, g.nodes())
 	require.Equal(t, bfsEdges, g.edges())
 	hist := map[uint32]int{}
@@ -132,7 +132,7 @@ func TestGeneratedGraphMatchesGraphgen(t *testing.T) {
 // neighbours; Kernel2 sets the flags of exactly the level-(k+1) nodes.
 func TestBFSKernelsFollowTraversal(t *testing.T) {
 	wl := mustNew(t, "bfs", Params{Scale: 0.02, Seed: 4})
-	g := generateRodiniaGraph(scaled(bfsNodes, 0.02, 1, 2), scaled(bfsEdges, 0.02, 2, 4), 4)
+	g := explicitGraph(generateRodiniaGraph(scaled(bfsNodes, 0.02, 1, 2), scaled(bfsEdges, 0.02, 2, 4), 4))
 	level, depth := bfsLevels(g)
 	edges, visited := allocByName(t, wl, "graph_edges"), allocByName(t, wl, "graph_visited")
 	cost := allocByName(t, wl, "cost")

@@ -78,7 +78,9 @@ type Op struct {
 }
 
 // WarpStream yields one warp's instructions in program order. Next fills *op
-// and returns false at the end. Next does not allocate.
+// and returns false at the end. Next does not allocate. Once Next has
+// returned false the stream is finished and its holder must drop it: the
+// built-in workloads recycle finished streams.
 type WarpStream interface{ Next(op *Op) bool }
 
 // Replay is a warp stream that issues a fixed list of instructions once,
