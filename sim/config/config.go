@@ -36,6 +36,9 @@ type Run struct {
 	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier"`
 	Seed       uint64  `toml:"seed" min:"0" max:"18446744073709551615" doc:"seed of every random choice (workload, LFSR seed derivation)"`
 	GraphFile  string  `toml:"graph_file" doc:"Rodinia-format graph for bfs (empty: generated)"`
+	// MaxMemoryGB bounds the simulator's own memory, not the simulated
+	// machine's: it never changes a result.
+	MaxMemoryGB float64 `toml:"max_memory_gb" min:"0" max:"1048576" doc:"host memory a run may take, predicted before it starts (GiB); 0: the machine's physical memory"`
 }
 
 // GPU is the core and translation configuration (UVMMU paper Table I).

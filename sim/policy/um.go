@@ -156,7 +156,7 @@ func (p *UM) Busy() []string {
 	d := p.driver
 	var names []string
 	if n := d.waiting.Q(); n > 0 {
-		names = append(names, fmt.Sprintf("%s (%d faults and zero-copy accesses waiting, state %d)", d.Path(), n, d.fsm.Q()))
+		names = append(names, fmt.Sprintf("%s: %d faults and zero-copy accesses waiting, state %d", d.Path(), n, d.fsm.Q()))
 	}
 	return names
 }
