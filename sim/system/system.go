@@ -270,6 +270,13 @@ func (s *System) Run(p Policy, opts Options) (Result, error) {
 	if err := s.loop(p); err != nil {
 		return Result{}, err
 	}
+	if opts.VCD != nil {
+		// The waveform is an output of the run: failing to write it fails
+		// the run.
+		if err := s.Sim.CloseTrace(); err != nil {
+			return Result{}, fmt.Errorf("system: vcd: %w", err)
+		}
+	}
 	wall := time.Since(start).Seconds()
 	return s.result(p, wall), nil
 }

@@ -341,11 +341,12 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// writeChecked turns a failed VCD write into an I/O error.
-type writeChecked struct{ *os.File }
+// writeChecked turns a failed VCD write into an I/O error; runCmd closes
+// the file.
+type writeChecked struct{ f *os.File }
 
 func (w writeChecked) Write(p []byte) (int, error) {
-	n, err := w.File.Write(p)
+	n, err := w.f.Write(p)
 	if err != nil {
 		err = ioError{fmt.Errorf("--vcd: %w", err)}
 	}
@@ -362,7 +363,7 @@ func oversubNote(s *system.System) string {
 	if r == 100 || eff >= r {
 		return ""
 	}
-	return fmt.Sprintf("run.oversub_pct = %d asks for %.1f MB of managed GPU memory for %.1f MB of managed data; it is whole 2 MB regions, %.1f MB, so the run is at %d%% oversubscription",
+	return fmt.Sprintf("run.oversub_pct = %d asks for %.1f MB of managed GPU memory for %.1f MB of managed data; it is whole 2 MB regions, %.1f MB, so footprint / managed memory is %d%%",
 		r, mb(footprint)*100/float64(r), mb(footprint), mb(capacity), eff)
 }
 
@@ -389,7 +390,7 @@ func printSummary(w io.Writer, r *system.Result) {
 	us := func(c uint64) float64 { return float64(c) / float64(r.ClockMHz) }
 	oversub := fmt.Sprintf("%d%%", r.OversubPct)
 	if eff := effectiveOversub(r.FootprintBytes, r.ManagedCapacity); eff != r.OversubPct && r.OversubPct != 100 {
-		oversub += fmt.Sprintf(" (%d%% in whole 2 MB regions)", eff)
+		oversub += fmt.Sprintf(" (footprint / managed memory %d%%)", eff)
 	}
 	fmt.Fprintf(w, "workload %s, policy %s, oversubscription %s, scale %g, seed %d\n", r.Workload, r.Policy, oversub, r.Scale, r.Seed)
 	fmt.Fprintf(w, "  footprint          %10.1f MB managed; GPU memory %.1f MB (%.1f MB for managed data)\n",
