@@ -47,7 +47,8 @@ type Policy interface {
 	Stats() PolicyStats
 	// Check verifies the policy's invariants (SPEC 6.5) between cycles.
 	Check() error
-	// Busy names the policy's units that hold unfinished work, for the
+	// Busy describes the policy's units that hold unfinished work, one
+	// "path: what it holds" line per unit, each unit once, for the
 	// watchdog's report.
 	Busy() []string
 }

@@ -65,8 +65,8 @@ type traced struct {
 }
 
 // HostBytes is the memory of the trace's records: 16 B per instruction and
-// 8 B per lane address, twice over for the slices' growth, plus the warp
-// index.
+// 8 B per lane address of the slices as allocated, twice over for the
+// collector's headroom, plus about 64 B per warp of the warp index.
 func (t *traced) HostBytes() uint64 {
 	var n uint64
 	for _, k := range t.kernels {

@@ -282,14 +282,16 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "uvmsim: note:", note)
 	}
 	// Every output file is created before the run, so that a bad path
-	// costs no simulation; one left empty by a failed run is removed.
+	// costs no simulation.
 	var opts system.Options
 	var outputs []*os.File
 	ok := false
 	defer func() {
 		for _, o := range outputs {
 			o.Close()
-			if !ok {
+			// A failed run's waveform is kept for debugging; a file it
+			// left empty is removed.
+			if fi, err := os.Stat(o.Name()); !ok && err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
 				os.Remove(o.Name())
 			}
 		}
@@ -373,15 +375,6 @@ func effectiveOversub(footprint, capacity uint64) int {
 		return 0
 	}
 	return int((footprint*100 + capacity/2) / capacity)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // printSummary prints every field of the result JSON (docs/cli.md, The
