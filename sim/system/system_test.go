@@ -396,3 +396,32 @@ func TestHostPhasesAndCudaMalloc(t *testing.T) {
 		}
 	}
 }
+
+// Busy names every unit at most once in any cycle, each line "path: what
+// it holds" (the watchdog prints one line per stuck unit), and names the
+// migration unit while it migrates.
+func TestBusyNamesEachUnitOnce(t *testing.T) {
+	for _, name := range []string{"um", "uvmsmart", "uvmmu"} {
+		cfg := testConfig(name)
+		cfg.GPU.SMs = 1
+		cfg.Run.OversubPct = 150
+		p, err := policy.New(name, &cfg)
+		require.NoError(t, err)
+		s, err := system.NewWith(&cfg, spacedLoads(40), p)
+		require.NoError(t, err)
+		s.Sim.Reset()
+		busyCycles := 0
+		for !s.Dispatcher.Done.Get() {
+			require.NoError(t, s.Sim.Step())
+			seen := map[string]bool{}
+			for _, line := range p.Busy() {
+				unit, _, ok := strings.Cut(line, ": ")
+				require.True(t, ok, "%s: %q is not \"path: what it holds\"", name, line)
+				require.False(t, seen[unit], "%s: %s named twice in %v", name, unit, p.Busy())
+				seen[unit] = true
+				busyCycles++
+			}
+		}
+		assert.NotZero(t, busyCycles, name)
+	}
+}
