@@ -106,7 +106,7 @@ func TestModelMemoryReported(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &m))
 	mem := m["model_memory_bytes"].(float64)
-	assert.Greater(t, mem, float64(64<<20-1))
+	assert.Greater(t, mem, float64(96<<20-1))
 	assert.Regexp(t, `host memory +`+regexp.QuoteMeta(strconv.FormatFloat(mem/(1<<20), 'f', 1, 64))+" MB predicted", out)
 }
 
