@@ -115,3 +115,19 @@ func machineMemory() uint64 {
 	}
 	return 0
 }
+
+// checkGPUMemory refuses, before the workload is built, a run whose
+// predicted allocations certainly overflow memory.capacity_gb; NewLayout
+// checks the exact need once it is built. The GPU memory a run needs is at
+// least its allocations / R (device allocations are not divided, and
+// managed memory rounds down to whole 2 MB regions, one region less at
+// most); the prediction is within a few percent, so 5% is left for it.
+func checkGPUMemory(cfg *config.Config, size workload.Size) error {
+	capacity := cfg.Memory.CapacityGB * (1 << 30)
+	need := float64(size.Bytes)*100/float64(cfg.Run.OversubPct)*0.95 - float64(uint64(1)<<RegionShift)
+	if need <= capacity {
+		return nil
+	}
+	return fmt.Errorf("system: workload %s at run.scale = %g needs more than %.0f MB of GPU memory at run.oversub_pct = %d, more than memory.capacity_gb = %g",
+		cfg.Run.Workload, cfg.Run.Scale, need/(1<<20), cfg.Run.OversubPct, cfg.Memory.CapacityGB)
+}

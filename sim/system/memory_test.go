@@ -57,3 +57,16 @@ func TestMemoryLimit(t *testing.T) {
 	require.NoError(t, err)
 	assert.LessOrEqual(t, est, uint64(16<<30))
 }
+
+// A run whose allocations certainly overflow the GPU memory is refused
+// before its workload is built: sssp at scale 500 allocates about 15 GB
+// (30.4 MB at scale 1), more than 11 GB even at 95% of the prediction.
+func TestGPUMemoryCheckedBeforeBuilding(t *testing.T) {
+	cfg := config.Default()
+	cfg.Run.Workload, cfg.Run.Scale = "sssp", 500
+	p, err := policy.New(cfg.Run.Policy, &cfg)
+	require.NoError(t, err)
+	_, err = system.New(&cfg, p)
+	require.ErrorContains(t, err, "workload sssp at run.scale = 500 needs more than")
+	require.ErrorContains(t, err, "more than memory.capacity_gb = 11")
+}

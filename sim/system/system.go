@@ -110,6 +110,9 @@ func New(cfg *config.Config, p Policy) (*System, error) {
 		if err := checkMemory(cfg, size); err != nil {
 			return nil, err
 		}
+		if err := checkGPUMemory(cfg, size); err != nil {
+			return nil, err
+		}
 	}
 	wl, err := workload.New(cfg.Run.Workload, params)
 	if err != nil {
