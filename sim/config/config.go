@@ -40,6 +40,9 @@ type Run struct {
 	Seed       uint64  `toml:"seed" min:"0" max:"9223372036854775807" doc:"seed of every random choice (workload, LFSR seed derivation); a TOML integer, so at most 2^63-1 in a file, with --set and --seed alike"`
 	GraphFile  string  `toml:"graph_file" doc:"Rodinia-format graph for bfs (empty: generated)"`
 	Threads    int     `toml:"threads" min:"1" max:"64" doc:"goroutines that evaluate the blocks of each cycle (results are identical at any count)"`
+	// MaxMemoryGB bounds the simulator's own memory, not the simulated
+	// machine's: it never changes a result.
+	MaxMemoryGB float64 `toml:"max_memory_gb" min:"0" max:"1048576" doc:"host memory a run may take, predicted before it starts (GiB); 0: the machine's physical memory"`
 }
 
 // GPU is the core and translation configuration (UVMMU paper Table I).

@@ -241,8 +241,16 @@ func Names() []string {
 	return names
 }
 
-// New builds the named built-in workload.
+// New builds the named built-in workload, or reads the trace of a
+// "trace:FILE" name (a trace is its recorded size: Scale and Seed do not
+// apply to it).
 func New(name string, p Params) (Workload, error) {
+	if file, ok := TraceFile(name); ok {
+		if p.GraphFile != "" {
+			return nil, fmt.Errorf("workload: Params.GraphFile is only read by bfs, not a trace")
+		}
+		return FromTraceFile(file)
+	}
 	gen, ok := generators[name]
 	if !ok {
 		gen, ok = gritGenerators[name]

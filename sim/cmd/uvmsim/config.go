@@ -47,8 +47,8 @@ func configCmd(args []string, stdout, stderr io.Writer) error {
 		if err := cfg.Validate(); err != nil {
 			return usageError{err}
 		}
-		if !contains(workload.Names(), cfg.Run.Workload) {
-			return usage("%s: run.workload = %q unknown; allowed: %s", *check, cfg.Run.Workload, strings.Join(workload.Names(), ", "))
+		if err := workload.CheckName(cfg.Run.Workload); err != nil {
+			return usage("%s: run.workload: %v", *check, err)
 		}
 		// The checks run makes on the built system (the workload's
 		// footprint against memory.capacity_gb, its thread blocks against

@@ -34,7 +34,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	var f sweepFlags
 	fs := pflag.NewFlagSet("uvmsim sweep", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.workloads, "workloads", "all", "comma-separated workloads, or all ("+strings.Join(workload.Names(), ", ")+")")
+	fs.StringVar(&f.workloads, "workloads", "all", "comma-separated workloads, or all ("+strings.Join(workload.Names(), ", ")+"); trace:FILE runs a recorded trace")
 	fs.StringVar(&f.policies, "policies", "", "comma-separated migration policies ("+strings.Join(policy.Names(), ", ")+")")
 	fs.StringVar(&f.oversub, "oversub", "100", "comma-separated oversubscription ratios in percent")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), fmt.Sprintf("simulations run at once, 1..%d", experiment.MaxJobs))
@@ -56,7 +56,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	workloads, err := parseNames("--workloads", f.workloads, workload.Names(), true)
+	workloads, err := parseWorkloads(f.workloads)
 	if err != nil {
 		return err
 	}
@@ -135,6 +135,34 @@ func parseNames(flag, list string, allowed []string, allowAll bool) ([]string, e
 		names = append(names, n)
 	}
 	return names, nil
+}
+
+// parseWorkloads is parseNames for --workloads, which also takes trace:FILE
+// names.
+func parseWorkloads(list string) ([]string, error) {
+	var builtin, all []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if _, ok := workload.TraceFile(n); ok {
+			if err := workload.CheckName(n); err != nil {
+				return nil, usage("--workloads: %v", err)
+			}
+			all = append(all, n)
+			continue
+		}
+		if n == "all" {
+			all = append(all, workload.Names()...)
+			continue
+		}
+		builtin = append(builtin, n)
+		all = append(all, n)
+	}
+	if len(builtin) > 0 {
+		if _, err := parseNames("--workloads", strings.Join(builtin, ","), workload.Names(), true); err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
 }
 
 // parseRatios splits --oversub and checks each ratio against run.oversub_pct's
