@@ -120,6 +120,7 @@ var docRuns = map[string]docRun{
 	"out/uvmsim report out/fig4/results.json":                                    {[]string{"report", "{results}"}, exitOK},
 	"uvmsim report [--policy uvmmu] [--baseline um] [--csv FILE] RESULT.json...": {[]string{"report", "--policy", "uvmmu", "--baseline", "um", "--csv", "{tmp}/r.csv", "{results}"}, exitOK},
 	"uvmsim area [--liberty FILE] [--json FILE]":                                 {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
+	"uvmsim grit-characterize":                                                   {[]string{"grit-characterize", "--scale", "0.01"}, exitOK},
 	"uvmsim COMMAND --help":                                                      {[]string{"run", "--help"}, exitOK},
 	"uvmsim run --workload sssp --scale 10000":                                   {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
 	"uvmsim run --workload sssp --scale 10000 --set run.max_memory_gb=16":        {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},

@@ -24,11 +24,6 @@ var boundCompanions = map[string][]string{
 	// The threshold must not exceed the depth.
 	"uvmmu.dcq_depth=2":         {"uvmmu.dcq_threshold=2"},
 	"uvmmu.dcq_threshold=65536": {"uvmmu.dcq_depth=65536"},
-	// 100,000 us is 148,100,000 cycles: the watchdog must outlast a fault.
-	"um.fault_latency_us=100000":       {"check.watchdog_cycles=200000000"},
-	"uvmsmart.fault_latency_us=100000": {"check.watchdog_cycles=200000000"},
-	// 1,000 cycles: shorter than the default 1,481-cycle round trip.
-	"check.watchdog_cycles=1000": {"pcie.rtt_us=0.5"},
 }
 
 // boundWorkload runs a bound on another tiny workload than ra: every
@@ -163,7 +158,6 @@ func TestCheckAndRunAgree(t *testing.T) {
 		{"[run]\nseed = -1\n", "run.seed = -1 out of range; allowed: 0..9223372036854775807"},
 		{"[run]\nseed = 18446744073709551615\n", "18446744073709551615"},
 		{"[uvmmu]\ndcq_threshold = 65\n", "uvmmu.dcq_threshold = 65 must not exceed uvmmu.dcq_depth = 64"},
-		{"[um]\nfault_latency_us = 10000.0\n[run]\npolicy = \"um\"\n", "check.watchdog_cycles = 10000000 must exceed um.fault_latency_us (14810000 cycles"},
 		{"[run]\nscale = 10000.0\n[memory]\ncapacity_gb = 1024.0\n", "run.scale = 10000: workload hotspot spans 120000 MB of pages"},
 		{"[run]\nscale = 10000.0\n", "workload hotspot needs 120000 MB of GPU memory at run.oversub_pct = 100, more than memory.capacity_gb = 11"},
 		{"[gpu]\nwarps_per_sm = 1\n[run]\nworkload = \"nw\"\nscale = 0.01\n", ""},
