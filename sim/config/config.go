@@ -82,7 +82,7 @@ type PCIe struct {
 // (TestMenuNamesMatchSimUVM holds the tags to them).
 type UM struct {
 	FaultLatencyUs      float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"far-fault handling latency per fault batch entry"`
-	FaultBuffer         int     `toml:"fault_buffer" min:"1" max:"65536" doc:"far-fault buffer entries"`
+	FaultBuffer         int     `toml:"fault_buffer" limit:"umdriver.FaultBuffer" doc:"far-fault buffer entries"`
 	Prefetcher          string  `toml:"prefetcher" oneof:"none,tree,seqlocal,random" doc:"prefetcher until GPU memory first fills: on-demand, tree-based neighborhood (64 KB leaves, 2 MB roots), sequential-local 64 KB, random 4 KB"`
 	PrefetcherOversub   string  `toml:"prefetcher_oversub" oneof:"none,tree,seqlocal,random" doc:"prefetcher once GPU memory has filled"`
 	Eviction            string  `toml:"eviction" oneof:"lru2m,lrutree,lru64k,random4k,lfu2m,lru4k" doc:"eviction policy: LRU 2 MB, LRU tree-based, LRU sequential-local 64 KB, random 4 KB, access-counter LFU 2 MB, LRU 4 KB"`
@@ -145,7 +145,7 @@ type UVMMU struct {
 	DCQThreshold   int `toml:"dcq_threshold" limit:"dcq.Threshold" doc:"refill when the DCQ holds fewer entries"`
 	FrabWord       int `toml:"frab_word" limit:"frab.WordBits" doc:"FrAB SRAM word width in bits"`
 	LFSRWidth      int `toml:"lfsr_width" limit:"lfsr.Width" doc:"victim-picker LFSR width"`
-	MigrationQueue int `toml:"migration_queue" min:"1" max:"4096" doc:"remote-PTE requests the migration unit holds"`
+	MigrationQueue int `toml:"migration_queue" limit:"mu.Requests" doc:"remote-PTE requests the migration unit holds"`
 	SetupCycles    int `toml:"setup_cycles" limit:"pme.SetupCycles" doc:"PME descriptor set-up cycles"`
 	// Eviction selects the swap-victim source for the sensitivity study of
 	// UVMMU paper Section V-C1 (Figure 5); blocks/evict.Names lists the

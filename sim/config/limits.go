@@ -12,6 +12,7 @@ import (
 	"github.com/uvmmu/uvmmu/blocks/dram"
 	"github.com/uvmmu/uvmmu/blocks/frab"
 	"github.com/uvmmu/uvmmu/blocks/lfsr"
+	"github.com/uvmmu/uvmmu/blocks/mu"
 	"github.com/uvmmu/uvmmu/blocks/pcie"
 	"github.com/uvmmu/uvmmu/blocks/pme"
 	"github.com/uvmmu/uvmmu/blocks/ptw"
@@ -52,6 +53,8 @@ var blockLimits = map[string]limit{
 	"pme.SetupCycles":       ints{pme.SetupCyclesRange},
 	"accessctr.Threshold":   ints{accessctr.ThresholdRange},
 	"uvm.Penalty":           ints{uvm.PenaltyRange},
+	"umdriver.FaultBuffer":  ints{uvm.FaultBufferRange},
+	"mu.Requests":           ints{mu.RequestsRange},
 	"uvm.FreeBufferPercent": floats{0, uvm.MaxFreeBufferPercent},
 }
 

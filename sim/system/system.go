@@ -196,7 +196,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		replays = append(replays, m.Replay)
 	}
 	s.Router = gpu.NewRouter(s.Sim, "router", gpu.NewRouterPorts(s.Sim, "router", s.GMMU.Resp, fills, replays))
-	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, s.SMs)
+	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, gpu.NewDispatcherPorts(s.Sim, "dispatcher", s.SMs))
 	s.Memory, err = gpu.NewMemory(s.Sim, "dram", gpu.MemoryConfig{
 		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, LineBytes: cfg.GPU.LineBytes,
 		Latency: uint64(cfg.Memory.LatencyCycles), ByteTime: cfg.TransferTime(cfg.Memory.BandwidthGBs),

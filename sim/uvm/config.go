@@ -60,10 +60,19 @@ const (
 	MaxPenalty = 1 << 20
 	// MaxFreeBufferPercent bounds the free-page buffer below all of memory.
 	MaxFreeBufferPercent = 99
+	// MaxFaultBuffer bounds the UM driver's fault buffer (sim/umdriver,
+	// um.fault_buffer).
+	MaxFaultBuffer = 1 << 16
 )
 
 // PenaltyRange is the Penalty Validate allows.
 var PenaltyRange = rtl.Range{Min: 1, Max: MaxPenalty}
+
+// FaultBufferRange is the fault buffer sizes the UM driver's
+// Config.Validate allows (sim/umdriver). It is defined here, with the rest
+// of the driver's parameters, so that the configuration layer, which
+// sim/umdriver depends on through sim/system, checks the same range.
+var FaultBufferRange = rtl.Range{Min: 1, Max: MaxFaultBuffer}
 
 // Config is the driver's policy menu.
 type Config struct {
