@@ -48,7 +48,7 @@ var unrunnableBounds = map[string]string{
 	// Every built-in workload at 10,000x needs more GPU memory than the
 	// GMMU's 64 GB page table covers (ra: 120 GB; srad, the smallest,
 	// 240 GB); here memory.capacity_gb's 11 GB refuses it first.
-	"run.scale=10000": "workload ra needs 120000 MB of GPU memory at run.oversub_pct = 100, more than memory.capacity_gb = 11",
+	"run.scale=10000": "workload ra at run.scale = 10000 needs more than 113998 MB of GPU memory at run.oversub_pct = 100, more than memory.capacity_gb = 11",
 }
 
 // boundPolicies are the policies a key's bounds run under: its section's
@@ -89,7 +89,7 @@ func TestEveryNumericKeyAtItsBounds(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, 76, bounds, "every numeric key has two bounds")
+	assert.Equal(t, 80, bounds, "every numeric key has two bounds")
 }
 
 // checkBound runs config --check and run with one key at a bound.
@@ -159,7 +159,7 @@ func TestCheckAndRunAgree(t *testing.T) {
 		{"[run]\nseed = 18446744073709551615\n", "18446744073709551615"},
 		{"[uvmmu]\ndcq_threshold = 65\n", "uvmmu.dcq_threshold = 65 must not exceed uvmmu.dcq_depth = 64"},
 		{"[run]\nscale = 10000.0\n[memory]\ncapacity_gb = 1024.0\n", "run.scale = 10000: workload hotspot spans 120000 MB of pages"},
-		{"[run]\nscale = 10000.0\n", "workload hotspot needs 120000 MB of GPU memory at run.oversub_pct = 100, more than memory.capacity_gb = 11"},
+		{"[run]\nscale = 10000.0\n", "workload hotspot at run.scale = 10000 needs more than 113998 MB of GPU memory at run.oversub_pct = 100, more than memory.capacity_gb = 11"},
 		{"[gpu]\nwarps_per_sm = 1\n[run]\nworkload = \"nw\"\nscale = 0.01\n", ""},
 		{"[uvmmu]\nfrab_word = 512\n[run]\nscale = 0.01\n", ""},
 		{"[pcie]\nrtt_us = 88.0\n[run]\nscale = 0.01\n", ""},
