@@ -1,7 +1,6 @@
 package tb
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -279,19 +278,18 @@ type daParamSet struct {
 	victims bool
 }
 
-// emitDA generates uvmmu_da and the modules it instantiates at values,
-// lints them, and returns them as sources, top first.
+// emitDA returns uvmmu_da and every committed module as sources, top
+// first, after linting a user's instantiation of uvmmu_da at values.
 func emitDA(t *testing.T, values gen.Values) []cosim.Source {
 	t.Helper()
-	mods, err := gen.DAModules(values)
+	srcs := []cosim.Source{emit(t, "uvmmu_da", values)}
+	files, err := gen.DefaultFiles()
 	require.NoError(t, err)
-	var srcs []cosim.Source
-	for _, m := range mods {
-		var buf bytes.Buffer
-		require.NoError(t, m.Write(&buf))
-		srcs = append(srcs, cosim.Source{Name: m.Name() + ".v", Text: buf.Bytes()})
+	for _, f := range files {
+		if f.Name != srcs[0].Name {
+			srcs = append(srcs, cosim.Source{Name: f.Name, Text: f.Text})
+		}
 	}
-	lintSources(t, srcs)
 	return srcs
 }
 
@@ -328,7 +326,7 @@ func TestCosimDA(t *testing.T) {
 			dut, err := NewDA(cfg, ps.mem, daTable(7, cfg.NFG, ps.pFree))
 			require.NoError(t, err)
 			cosim.Run(t, cosim.Case{
-				Top: "uvmmu_da", Sources: srcs, DUT: dut,
+				Top: "uvmmu_da", Sources: srcs, Params: overrides(t, "uvmmu_da", ps.values), DUT: dut,
 				Stim: DAStimulus(dut, 11), Cycles: cosim.Cycles(t, ps.cycles), Simulators: ps.simulators(),
 			})
 			require.NoError(t, dut.mem.Err())

@@ -80,17 +80,17 @@ func (d *PACache) Ports() []cosim.Port {
 		{Name: "resp_valid", Width: 1, Dir: cosim.Out},
 		{Name: "resp_trigger", Width: 1, Dir: cosim.Out},
 		{Name: "resp_write", Width: 1, Dir: cosim.Out},
-		{Name: "resp_count", Width: pacache.RespCountBits, Dir: cosim.Out},
+		{Name: "resp_count", Width: d.cfg.RespBits(), Dir: cosim.Out},
 		{Name: "tbl_req_valid", Width: 1, Dir: cosim.Out},
 		{Name: "tbl_req_ready", Width: 1, Dir: cosim.In},
 		{Name: "tbl_req_op", Width: pacache.TableOpBits, Dir: cosim.Out},
 		{Name: "tbl_req_vpn", Width: vpn, Dir: cosim.Out},
 		{Name: "tbl_req_rw", Width: 1, Dir: cosim.Out},
-		{Name: "tbl_req_count", Width: pacache.FaultCounterBits, Dir: cosim.Out},
+		{Name: "tbl_req_count", Width: d.cfg.CountBits(), Dir: cosim.Out},
 		{Name: "tbl_resp_valid", Width: 1, Dir: cosim.In},
 		{Name: "tbl_resp_found", Width: 1, Dir: cosim.In},
 		{Name: "tbl_resp_rw", Width: 1, Dir: cosim.In},
-		{Name: "tbl_resp_count", Width: pacache.FaultCounterBits, Dir: cosim.In},
+		{Name: "tbl_resp_count", Width: d.cfg.CountBits(), Dir: cosim.In},
 	}
 }
 
@@ -211,7 +211,7 @@ func TestCosimPACache(t *testing.T) {
 			dut, err := NewPACache(cfg, tc.table)
 			require.NoError(t, err)
 			cosim.Run(t, cosim.Case{
-				Top: "grit_pa_cache", Sources: []cosim.Source{src}, DUT: dut,
+				Top: "grit_pa_cache", Sources: []cosim.Source{src}, Params: overrides(t, "grit_pa_cache", tc.values), DUT: dut,
 				Stim: PACacheStimulus(dut, 5), Cycles: cosim.Cycles(t, tc.cycles), Simulators: tc.simulators(),
 			})
 			require.Positive(t, dut.table.WriteBacks, "the stimulus must evict dirty lines")

@@ -20,6 +20,14 @@ import (
 // MaxWordBits is the widest word the model supports; Word holds it.
 const MaxWordBits = 512
 
+// MinWordBits is the narrowest FRAB_WORD; MaxRegions the most regions a
+// bitmap holds, which keeps NFG (32 frame-groups a region) below 2^31, the
+// range of a Verilog integer parameter.
+const (
+	MinWordBits = 32
+	MaxRegions  = 1<<26 - 1
+)
+
 // DefaultWordBits is the paper's word: "FrAB utilizes a wide SRAM (e.g.,
 // 256-bit) to check multiple regions with single access" (UVMMU paper
 // Section IV-C; SPEC 2 FRAB_WORD).
@@ -67,10 +75,10 @@ type Config struct {
 // Validate names the first field outside its range.
 func (c Config) Validate() error {
 	switch {
-	case c.Regions < 1 || c.Regions > 1<<26:
-		return fmt.Errorf("frab: Regions %d outside 1..%d", c.Regions, 1<<26)
-	case c.WordBits < 32 || c.WordBits > MaxWordBits || c.WordBits&(c.WordBits-1) != 0:
-		return fmt.Errorf("frab: WordBits %d is not a power of two in 32..%d", c.WordBits, MaxWordBits)
+	case c.Regions < 1 || c.Regions > MaxRegions:
+		return fmt.Errorf("frab: Regions %d outside 1..%d", c.Regions, MaxRegions)
+	case c.WordBits < MinWordBits || c.WordBits > MaxWordBits || c.WordBits&(c.WordBits-1) != 0:
+		return fmt.Errorf("frab: WordBits %d is not a power of two in %d..%d", c.WordBits, MinWordBits, MaxWordBits)
 	}
 	return nil
 }

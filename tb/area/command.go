@@ -109,11 +109,7 @@ func build(emitters []gen.Emitter, top, liberty string) (Report, error) {
 		if slices.Contains(blackBoxes, e.Name) {
 			continue
 		}
-		m, err := e.Module(nil)
-		if err != nil {
-			return Report{}, err
-		}
-		r, err := Generic(e.Name, m.ParamSummary(), sources, blackBoxes)
+		r, err := Generic(e.Name, e.Summary(e.Defaults()), sources, blackBoxes)
 		if err != nil {
 			return Report{}, err
 		}

@@ -102,7 +102,7 @@ func TestLayoutErrors(t *testing.T) {
 
 func TestCounterCosim(t *testing.T) {
 	src := counterModule(t)
-	tb, err := Testbench("cosim_counter", mustLayout(t))
+	tb, err := Testbench("cosim_counter", "", mustLayout(t))
 	require.NoError(t, err)
 	for _, sim := range Simulators {
 		t.Run(sim.Name, func(t *testing.T) {
