@@ -4,7 +4,8 @@
 //	vgen -check verilog/rtl             exit 1 with a summary if the committed files differ
 //	vgen -list                          list the modules and their parameters
 //	vgen -top uvmmu_dcq -set DEPTH=128 -set THRESHOLD=100 -out /tmp/rtl
-//	                                    write one module at other parameter values
+//	                                    write one module with other parameter defaults (the body is
+//	                                    the same: a design may instead set the parameters at instantiation)
 package main
 
 import (
