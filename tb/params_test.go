@@ -72,23 +72,33 @@ var drawers = map[string]drawer{
 		depth := 2 + r.IntN(200)
 		return gen.Values{"DEPTH": uint64(depth), "THRESHOLD": uint64(1 + r.IntN(depth)), "FG_BITS": uint64(1 + r.IntN(63))}
 	},
-	"uvmmu_da": func(r *rand.Rand) gen.Values {
-		nfg := uint64(1 + r.IntN(6000))
-		if r.IntN(4) == 0 {
-			nfg = 1 << (5 + r.IntN(8))
-		}
-		depth := 2 + r.IntN(40)
-		fg := 6 + r.IntN(30)
-		lw := 8 + r.IntN(57)
-		return gen.Values{"NFG": nfg, "DCQ_DEPTH": uint64(depth), "DCQ_THRESHOLD": uint64(1 + r.IntN(depth)),
-			"FRAB_WORD": uint64(32 << r.IntN(5)), "FG_BITS": uint64(fg), "ADDR_W": uint64(fg + 3 + r.IntN(64-fg-2)),
-			"IPGT_BASE": uint64(8 * r.IntN(512)), "LFSR_WIDTH": uint64(lw), "LFSR_SEED": uint64(1 + r.IntN(255))}
+	"uvmmu_da": drawDA,
+	"uvmmu_da_afm": func(r *rand.Rand) gen.Values {
+		v := drawDA(r)
+		delete(v, "DCQ_THRESHOLD")
+		delete(v, "LFSR_SEED")
+		return v
 	},
 	"grit_pa_cache": func(r *rand.Rand) gen.Values {
 		sets := 2 << r.IntN(6)
 		return gen.Values{"SETS": uint64(sets), "WAYS": uint64(pacache.MinWays + r.IntN(pacache.MaxWays-pacache.MinWays+1)),
 			"VPN_BITS": uint64(8 + r.IntN(pacache.MaxVPNBits-7)), "THRESHOLD": uint64(pacache.MinThreshold + r.IntN(pacache.MaxThreshold))}
 	},
+}
+
+// drawDA draws a uvmmu_da point: NFG up to 6,000 (a power of two one time
+// in four), either victim source.
+func drawDA(r *rand.Rand) gen.Values {
+	nfg := uint64(1 + r.IntN(6000))
+	if r.IntN(4) == 0 {
+		nfg = 1 << (5 + r.IntN(8))
+	}
+	depth := 2 + r.IntN(40)
+	fg := 6 + r.IntN(30)
+	lw := 8 + r.IntN(57)
+	return gen.Values{"NFG": nfg, "DCQ_DEPTH": uint64(depth), "DCQ_THRESHOLD": uint64(1 + r.IntN(depth)),
+		"FRAB_WORD": uint64(32 << r.IntN(5)), "FG_BITS": uint64(fg), "ADDR_W": uint64(fg + 3 + r.IntN(64-fg-2)),
+		"IPGT_BASE": uint64(8 * r.IntN(512)), "LFSR_WIDTH": uint64(lw), "LFSR_SEED": uint64(1 + r.IntN(255)), "VICTIMS": uint64(r.IntN(2))}
 }
 
 // randomPoints draws n legal points of top: draws the Go block's
@@ -114,7 +124,7 @@ func TestLintRandomPoints(t *testing.T) {
 	seed := paramSeed(t)
 	reportSeed(t, seed)
 	r := rand.New(rand.NewPCG(seed, 18))
-	for _, top := range []string{"uvmmu_lfsr", "uvmmu_dcq", "uvmmu_da", "grit_pa_cache"} {
+	for _, top := range []string{"uvmmu_lfsr", "uvmmu_dcq", "uvmmu_da", "uvmmu_da_afm", "grit_pa_cache"} {
 		e, err := gen.Lookup(top)
 		require.NoError(t, err)
 		for i, v := range randomPoints(t, r, top, lintPoints) {
@@ -170,7 +180,7 @@ func TestCosimRandomPoints(t *testing.T) {
 	if cosim.LongRun() {
 		n = cosimLongPoints
 	}
-	for _, top := range []string{"uvmmu_lfsr", "uvmmu_dcq", "uvmmu_da", "grit_pa_cache"} {
+	for _, top := range []string{"uvmmu_lfsr", "uvmmu_dcq", "uvmmu_da", "uvmmu_da_afm", "grit_pa_cache"} {
 		for i, v := range randomPoints(t, r, top, n) {
 			t.Run(fmt.Sprintf("%s/%d", top, i), func(t *testing.T) {
 				cosimAt(t, top, v, r.Uint64())
@@ -204,6 +214,13 @@ func cosimAt(t *testing.T, top string, values gen.Values, stim uint64) {
 		dut, err := NewDA(cfg, m, daTable(stim, cfg.NFG, 0.1))
 		require.NoError(t, err)
 		c.DUT, c.Stim, c.Sources = dut, DAStimulus(dut, stim), emitDA(t, values)
+	case "uvmmu_da_afm":
+		cfg := afmConfig(v)
+		m := dram.DefaultConfig(1)
+		m.Latency, m.BytesPerCycle = 5+int(stim%60), float64(2+stim%30)
+		dut, err := NewAFMTop(cfg, m, daTable(stim, cfg.NFG, 0.1))
+		require.NoError(t, err)
+		c.DUT, c.Stim, c.Sources = dut, AFMStimulus(dut, stim), afmSources(t, values)
 	case "grit_pa_cache":
 		cfg := pacache.Config{Sets: int(v["SETS"]), Ways: int(v["WAYS"]), VPNBits: int(v["VPN_BITS"]), Threshold: int(v["THRESHOLD"])}
 		dut, err := NewPACache(cfg, pacache.TableConfig{Latency: 1 + int(stim%8), StallSeed: uint16(stim)})

@@ -37,6 +37,8 @@ func daParams() []Param {
 		{Name: "IPGT_BASE", Default: c.IPGTBase, Min: 0, Max: math.MaxUint64, Range: "0..2^ADDR_W-8*NFG", TypeWidth: "ADDR_W", Doc: "byte address of the IPgT"},
 		{Name: "LFSR_WIDTH", Default: uint64(c.LFSRWidth), Min: lfsr.MinWidth, Max: lfsr.MaxWidth, Doc: "victim-picker LFSR width; at least the draw width"},
 		{Name: "LFSR_SEED", Default: c.LFSRSeed, Min: 1, Max: math.MaxUint64, Range: "1..2^LFSR_WIDTH-1", TypeWidth: "LFSR_WIDTH", Doc: "LFSR reset state, non-zero"},
+		{Name: "VICTIMS", Default: uint64(c.Victims), Min: uint64(afm.VictimLFSR), Max: uint64(afm.VictimExternal),
+			Doc: "victim candidates: 0 the LFSR picker (SPEC 5.2), 1 the victim port (blocks/afm VictimExternal)"},
 	}
 }
 
@@ -132,6 +134,9 @@ func daConfig(v Values) da.Config {
 	get("IPGT_BASE", &c.IPGTBase)
 	geti("LFSR_WIDTH", &c.LFSRWidth)
 	get("LFSR_SEED", &c.LFSRSeed)
+	if x, ok := v["VICTIMS"]; ok {
+		c.Victims = afm.VictimSource(x)
+	}
 	if _, ok := v["DCQ_THRESHOLD"]; !ok {
 		c.DCQThreshold = min(c.DCQThreshold, c.DCQDepth)
 	}
@@ -180,7 +185,7 @@ func init() {
 	})
 	Register(Emitter{
 		Name: "uvmmu_da_afm", Doc: "DA available-frame manager and IPgT sequencer (docs/da.md)",
-		Params: subParams("NFG", "DCQ_DEPTH", "FRAB_WORD", "FG_BITS", "ADDR_W", "IPGT_BASE", "LFSR_WIDTH"),
+		Params: subParams("NFG", "DCQ_DEPTH", "FRAB_WORD", "FG_BITS", "ADDR_W", "IPGT_BASE", "LFSR_WIDTH", "VICTIMS"),
 		Ports:  afmPorts(), Checks: daChecks("uvmmu_da_afm", false), Validate: validateDA,
 		Describe: daDescribe("Available Frame Manager, victim picker and IPgT sequencer of the DA (SPEC 5.2; UVMMU paper Section IV-C, IV-D;",
 			"docs/da.md): one FSM runs one transaction at a time on the IPgT memory port."),

@@ -13,7 +13,15 @@ import (
 func daPorts() []Port {
 	ports := []Port{{Name: "clk", Dir: In}, {Name: "rst", Dir: In}, {Name: "init_done", Dir: Out},
 		{Name: "dst_valid", Dir: Out}, {Name: "dst_ready", Dir: In}, {Name: "dst_pfgn", Dir: Out, Width: "FG_BITS"}, {Name: "dst_swap", Dir: Out}}
-	return append(ports, daSharedPorts()...)
+	return append(append(ports, daSharedPorts()...), victimPorts()...)
+}
+
+// victimPorts are the victim candidate port of VICTIMS=1 (blocks/afm
+// VictimExternal: candidates from an eviction-metadata block such as
+// blocks/evict); with VICTIMS=0 victim_ready stays low and the inputs are
+// ignored.
+func victimPorts() []Port {
+	return []Port{{Name: "victim_valid", Dir: In}, {Name: "victim_ready", Dir: Out}, {Name: "victim_pfgn", Dir: In, Width: "FG_BITS"}}
 }
 
 // daSharedPorts are the map, software and IPgT memory ports that uvmmu_da
@@ -40,7 +48,7 @@ func afmPorts() []Port {
 		{Name: "rsp_valid", Dir: In}, {Name: "rsp_found", Dir: In}, regionPort("rsp_region", In), {Name: "init_done", Dir: In},
 		{Name: "lfsr_en", Dir: Out}, {Name: "lfsr_state", Dir: In, Width: "LFSR_WIDTH"},
 	}
-	return append(ports, daSharedPorts()...)
+	return append(append(ports, daSharedPorts()...), victimPorts()...)
 }
 
 // regionPort is a port of one region number (blocks/frab.Config.RegionBits).
@@ -112,7 +120,7 @@ var daBody = `  localparam integer RB = ` + daRegionBits + `;
     .init_done(init_done)
   );
 
-  uvmmu_da_afm #(.NFG(NFG), .DCQ_DEPTH(DCQ_DEPTH), .FRAB_WORD(FRAB_WORD), .FG_BITS(FG_BITS), .ADDR_W(ADDR_W), .IPGT_BASE(IPGT_BASE), .LFSR_WIDTH(LFSR_WIDTH)) u_afm (
+  uvmmu_da_afm #(.NFG(NFG), .DCQ_DEPTH(DCQ_DEPTH), .FRAB_WORD(FRAB_WORD), .FG_BITS(FG_BITS), .ADDR_W(ADDR_W), .IPGT_BASE(IPGT_BASE), .LFSR_WIDTH(LFSR_WIDTH), .VICTIMS(VICTIMS)) u_afm (
 ` + connect(afmPorts(), map[string]string{"count": "dcq_count", "refill": "dcq_refill",
 	"cmd_valid": "frab_cmd_valid", "cmd_ready": "frab_cmd_ready", "cmd_op": "frab_cmd_op", "cmd_region": "frab_cmd_region",
 	"rsp_valid": "frab_rsp_valid", "rsp_found": "frab_rsp_found", "rsp_region": "frab_rsp_region"}) + `  );
@@ -369,6 +377,8 @@ func afmBody() string {
   localparam [RB-1:0] LAST_REGION = RB'(NR - 1);
   localparam [5:0] LAST_SIZE = 6'(LAST);
   localparam [FB-1:0] SWEEP_FINDS = FB'(NW);
+  // victim candidates from the victim port rather than the LFSR picker
+  localparam [0:0] EXTERNAL = VICTIMS == 1;
 ` + flags + `
   reg [3:0] state_q;
   // requester served last: 0 map, 1 sw, 2 refill
@@ -443,6 +453,11 @@ func afmBody() string {
   wire [RB-1:0] next_region;
   wire [PW-1:0] pick_draw;
   wire pick_ok;
+  wire victim_beyond;
+  // the victim-mode candidate of this cycle: the picker's draw, or the
+  // victim port's offer (a frame-group beyond NFG, or none, ends the step)
+  wire draw_ok;
+  wire [FG_BITS-1:0] draw_pfgn;
 
   // Moore outputs
   assign map_ready = ~map_full_q;
@@ -458,6 +473,7 @@ func afmBody() string {
   assign cmd_op = cmd_op_q;
   assign cmd_region = cmd_region_q;
   assign lfsr_en = lfsr_en_q;
+  assign victim_ready = EXTERNAL && (state_q == 4'd10);
   assign mem_free = !req_valid_q || mem_req_ready;
   assign mem_fire = req_valid_q && mem_req_ready;
   assign cmd_free = !cmd_valid_q || cmd_ready;
@@ -476,9 +492,11 @@ func afmBody() string {
     if (64'(NFG) >= (64'd1 << FG_BITS)) begin : g_every_pfgn
       assign map_beyond = 1'b0;
       assign sw_beyond = 1'b0;
+      assign victim_beyond = 1'b0;
     end else begin : g_pfgn_limit
       assign map_beyond = map_pfgn_q >= FG_BITS'(NFG);
       assign sw_beyond = sw_pfgn_q >= FG_BITS'(NFG);
+      assign victim_beyond = victim_pfgn >= FG_BITS'(NFG);
     end
   endgenerate
   assign map_drop = map_beyond;
@@ -522,6 +540,8 @@ func afmBody() string {
     .draw(pick_draw),
     .ok(pick_ok)
   );
+  assign draw_ok = EXTERNAL ? (victim_valid && !victim_beyond) : pick_ok;
+  assign draw_pfgn = EXTERNAL ? victim_pfgn : FG_BITS'(pick_draw);
 
   always @(posedge clk) begin
     if (rst) begin
@@ -609,7 +629,7 @@ func afmBody() string {
               finds_q <= {FB{1'b0}};
               state_q <= 4'd6;
             end else begin
-              lfsr_en_q <= 1'b1;
+              lfsr_en_q <= !EXTERNAL;
               state_q <= 4'd10;
             end
           end
@@ -724,9 +744,11 @@ func afmBody() string {
           end
         end
         4'd10: begin
-          if (pick_ok) begin
-            cur_q <= FG_BITS'(pick_draw);
+          if (draw_ok) begin
+            cur_q <= draw_pfgn;
             state_q <= 4'd11;
+          end else if (EXTERNAL) begin
+            state_q <= 4'd1;
           end else begin
             lfsr_en_q <= 1'b1;
           end

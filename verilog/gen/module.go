@@ -77,7 +77,7 @@ func (e Emitter) rangeChecks() []Check {
 		cs = append(cs, Check{
 			Label: strings.ToLower(p.Name),
 			Cond:  strings.Join(conds, " || "),
-			Msg:   fmt.Sprintf("%s: %s = %%0d is outside %s", e.Name, p.Name, p.rangeText()),
+			Msg:   fmt.Sprintf("%s: %s = %%0d is outside %s", e.Name, p.Name, p.RangeText()),
 			Args:  []string{p.Name},
 		})
 	}

@@ -55,8 +55,8 @@ type Param struct {
 	TypeWidth string
 }
 
-// rangeText is the allowed range as messages print it.
-func (p Param) rangeText() string {
+// RangeText is the allowed range as messages print it.
+func (p Param) RangeText() string {
 	if p.Range != "" {
 		return p.Range
 	}
@@ -147,7 +147,7 @@ func (e Emitter) Resolve(overrides Values) (Values, error) {
 		}
 		x := overrides[k]
 		if x < p.Min || x > p.Max {
-			return nil, fmt.Errorf("%s parameter %s = %d is outside the allowed range %s", e.Name, k, x, p.rangeText())
+			return nil, fmt.Errorf("%s parameter %s = %d is outside the allowed range %s", e.Name, k, x, p.RangeText())
 		}
 		v[k] = x
 	}
@@ -166,7 +166,7 @@ func (e Emitter) param(name string) (Param, bool) {
 func (e Emitter) paramNames() string {
 	names := make([]string, len(e.Params))
 	for i, p := range e.Params {
-		names[i] = fmt.Sprintf("%s (%s)", p.Name, p.rangeText())
+		names[i] = fmt.Sprintf("%s (%s)", p.Name, p.RangeText())
 	}
 	return strings.Join(names, ", ")
 }

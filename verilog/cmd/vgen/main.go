@@ -49,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		for _, e := range gen.Emitters() {
 			fmt.Fprintf(stdout, "%s: %s\n", e.Name, e.Doc)
 			for _, p := range e.Params {
-				fmt.Fprintf(stdout, "  %-14s default %-8d range %d..%d  %s\n", p.Name, p.Default, p.Min, p.Max, p.Doc)
+				fmt.Fprintf(stdout, "  %-14s default %-8d range %s  %s\n", p.Name, p.Default, p.RangeText(), p.Doc)
 			}
 		}
 		return 0
