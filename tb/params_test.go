@@ -29,6 +29,9 @@ const (
 	cosimPoints     = 1
 	cosimLongPoints = 5
 	randomCycles    = 5_000
+	// randomLongCycles caps a random point's run in the long run, so that
+	// its 25 points take minutes, not hours.
+	randomLongCycles = 1_000_000
 )
 
 // paramSeed is the seed of this run's random points.
@@ -196,7 +199,7 @@ func cosimAt(t *testing.T, top string, values gen.Values, stim uint64) {
 	require.NoError(t, err)
 	v := mustCheck(t, e, values)
 	t.Logf("%s %s, stimulus seed %d", top, e.Summary(v), stim)
-	c := cosim.Case{Top: top, Params: e.Overrides(v), Cycles: cosim.Cycles(t, randomCycles)}
+	c := cosim.Case{Top: top, Params: e.Overrides(v), Cycles: min(cosim.Cycles(t, randomCycles), randomLongCycles)}
 	switch top {
 	case "uvmmu_lfsr":
 		dut, err := NewLFSR(lfsrConfig(v))

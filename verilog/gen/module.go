@@ -137,7 +137,11 @@ func (e Emitter) render(v Values, doc []string) ([]byte, error) {
 			dir = "output"
 		}
 		rng := ""
-		if p.Width != "" {
+		if n, err := strconv.Atoi(p.Width); err == nil {
+			if n > 1 {
+				rng = fmt.Sprintf("[%d:0] ", n-1)
+			}
+		} else if p.Width != "" {
 			rng = "[" + p.Width + "-1:0] "
 		}
 		line("  %s wire %s%s%s", dir, rng, p.Name, sep)

@@ -25,7 +25,7 @@ module grit_pa_cache #(
   output wire [$clog2(THRESHOLD + 1)-1:0] resp_count,
   output wire tbl_req_valid,
   input  wire tbl_req_ready,
-  output wire [2-1:0] tbl_req_op,
+  output wire [1:0] tbl_req_op,
   output wire [VPN_BITS-1:0] tbl_req_vpn,
   output wire tbl_req_rw,
   output wire [(THRESHOLD > 1 ? $clog2(THRESHOLD) : 1)-1:0] tbl_req_count,

@@ -14,7 +14,7 @@ module uvmmu_da_frab #(
   input  wire rst,
   input  wire cmd_valid,
   output wire cmd_ready,
-  input  wire [2-1:0] cmd_op,
+  input  wire [1:0] cmd_op,
   input  wire [(((NFG + 31) / 32) > 1 ? $clog2(((NFG + 31) / 32)) : 1)-1:0] cmd_region,
   output wire rsp_valid,
   output wire rsp_found,
