@@ -147,9 +147,9 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*DCQ, error) {
 	}
 	q := &DCQ{Ports: p, cfg: cfg}
 	s.Add(q, path)
-	q.entries = rtl.NewVec[uint64](&q.Base, "mem", cfg.Depth, EntryWidth(cfg.FGBits), 0)
-	q.head = rtl.NewReg[uint32](&q.Base, "head", PointerWidth(cfg.Depth), 0)
-	q.tail = rtl.NewReg[uint32](&q.Base, "tail", PointerWidth(cfg.Depth), 0)
+	q.entries = rtl.NewVec[uint64](&q.Base, "entries_q", cfg.Depth, EntryWidth(cfg.FGBits), 0)
+	q.head = rtl.NewReg[uint32](&q.Base, "head_q", PointerWidth(cfg.Depth), 0)
+	q.tail = rtl.NewReg[uint32](&q.Base, "tail_q", PointerWidth(cfg.Depth), 0)
 	q.count = rtl.NewReg[uint32](&q.Base, "count_q", CountWidth(cfg.Depth), 0)
 	q.Listen(p.PushValid, p.PushPFgN, p.PushSwap, p.PopReady)
 	return q, nil
