@@ -2,6 +2,7 @@ package tb
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,6 +30,21 @@ type AFMTop struct {
 	daIn    []uint64
 	daOut   []uint64
 	rst     int
+	// goNames are the Go wires of the AFM's ports by port name (the
+	// registers are the AFM block's own, da.afm.<name>).
+	goNames map[string]string
+}
+
+// goName is the Go signal of a uvmmu_da_afm port or register; the victim
+// port has none with the LFSR picker.
+func (t *AFMTop) goName(leaf string) (string, bool) {
+	if n, ok := t.goNames[leaf]; ok {
+		return n, true
+	}
+	if strings.HasPrefix(leaf, "victim_") {
+		return "", false
+	}
+	return "da.afm." + leaf, true
 }
 
 // NewAFMTop builds the Go DA of cfg as NewDA does and maps uvmmu_da_afm's
@@ -47,23 +63,47 @@ func NewAFMTop(cfg da.Config, mc dram.Config, table []uint64) (*AFMTop, error) {
 		return nil, err
 	}
 	a := d.blk.AFM
-	bit := func(w *rtl.Wire[bool]) func() uint64 { return func() uint64 { return b2u(w.Get()) } }
-	u64 := func(w *rtl.Wire[uint64]) func() uint64 { return w.Get }
-	wires := map[string]func() uint64{
-		"push_valid": bit(a.DCQ.PushValid), "push_ready": bit(a.DCQ.PushReady), "push_pfgn": u64(a.DCQ.PushPFgN), "push_swap": bit(a.DCQ.PushSwap),
-		"count": func() uint64 { return uint64(a.DCQ.Count.Get()) }, "refill": bit(a.DCQ.Refill),
-		"cmd_valid": bit(a.FrAB.CmdValid), "cmd_ready": bit(a.FrAB.CmdReady), "cmd_op": func() uint64 { return uint64(a.FrAB.CmdOp.Get()) },
-		"cmd_region": u64(a.FrAB.CmdRegion), "rsp_valid": bit(a.FrAB.RspValid), "rsp_found": bit(a.FrAB.RspFound),
-		"rsp_region": u64(a.FrAB.RspRegion), "init_done": bit(a.FrAB.InitDone),
-		"lfsr_en": bit(a.LFSR.En), "lfsr_state": u64(a.LFSR.State),
-		"map_ready": bit(a.Map.Ready), "sw_ready": bit(a.SW.Ready),
-		"mem_req_valid": bit(a.Mem.ReqValid), "mem_req_write": bit(a.Mem.ReqWrite), "mem_req_addr": u64(a.Mem.ReqAddr), "mem_req_wdata": u64(a.Mem.ReqWData),
+	t := &AFMTop{da: d, goNames: map[string]string{}}
+	wires := map[string]func() uint64{}
+	bit := func(name string, w *rtl.Wire[bool]) {
+		wires[name], t.goNames[name] = func() uint64 { return b2u(w.Get()) }, w.Name()
+	}
+	u64 := func(name string, w *rtl.Wire[uint64]) { wires[name], t.goNames[name] = w.Get, w.Name() }
+	bit("push_valid", a.DCQ.PushValid)
+	bit("push_ready", a.DCQ.PushReady)
+	u64("push_pfgn", a.DCQ.PushPFgN)
+	bit("push_swap", a.DCQ.PushSwap)
+	wires["count"], t.goNames["count"] = func() uint64 { return uint64(a.DCQ.Count.Get()) }, a.DCQ.Count.Name()
+	bit("refill", a.DCQ.Refill)
+	bit("cmd_valid", a.FrAB.CmdValid)
+	bit("cmd_ready", a.FrAB.CmdReady)
+	wires["cmd_op"], t.goNames["cmd_op"] = func() uint64 { return uint64(a.FrAB.CmdOp.Get()) }, a.FrAB.CmdOp.Name()
+	u64("cmd_region", a.FrAB.CmdRegion)
+	bit("rsp_valid", a.FrAB.RspValid)
+	bit("rsp_found", a.FrAB.RspFound)
+	u64("rsp_region", a.FrAB.RspRegion)
+	bit("init_done", a.FrAB.InitDone)
+	bit("lfsr_en", a.LFSR.En)
+	u64("lfsr_state", a.LFSR.State)
+	bit("map_ready", a.Map.Ready)
+	bit("sw_ready", a.SW.Ready)
+	bit("mem_req_valid", a.Mem.ReqValid)
+	bit("mem_req_write", a.Mem.ReqWrite)
+	u64("mem_req_addr", a.Mem.ReqAddr)
+	u64("mem_req_wdata", a.Mem.ReqWData)
+	// The DA's inputs the AFM reads, for the VCD comparison.
+	for name, w := range map[string]interface{ Name() string }{
+		"map_valid": a.Map.Valid, "map_pfgn": a.Map.PFgN, "map_vpgn": a.Map.VPgN, "map_cid": a.Map.CID,
+		"sw_valid": a.SW.Valid, "sw_op": a.SW.Op, "sw_pfgn": a.SW.PFgN,
+		"mem_req_ready": a.Mem.ReqReady, "mem_resp_valid": a.Mem.RespValid, "mem_resp_data": a.Mem.RespData,
+	} {
+		t.goNames[name] = w.Name()
 	}
 	wires["victim_ready"] = func() uint64 { return 0 } // the LFSR picker: no victim port in Go
 	if a.Victim != nil {
-		wires["victim_ready"] = bit(a.Victim.Ready)
+		bit("victim_ready", a.Victim.Ready)
+		t.goNames["victim_valid"], t.goNames["victim_pfgn"] = a.Victim.Valid.Name(), a.Victim.Bits.Name()
 	}
-	t := &AFMTop{da: d}
 	daIns := map[string]int{}
 	nDAOut := 0
 	for _, p := range d.Ports() {
