@@ -62,8 +62,9 @@ func TestPACacheLatencies(t *testing.T) {
 	assert.Equal(t, 1.0, got["hit reaching the threshold (delete)"])
 }
 
-// TestSweep synthesizes uvmmu_lfsr at two widths: the flip-flops follow
-// WIDTH, and the table shows both points.
+// TestSweep synthesizes uvmmu_lfsr at two widths and uvmmu_dcq at two
+// depths (every point passes the flow's latch check): the flip-flops follow
+// the parameter, and the table shows every point.
 func TestSweep(t *testing.T) {
 	cosim.RequireTool(t, Available())
 	var stdout, stderr bytes.Buffer
@@ -77,4 +78,15 @@ func TestSweep(t *testing.T) {
 	require.Len(t, rows, 2)
 	assert.Equal(t, 8, rows[0].Result.FlipFlops)
 	assert.Equal(t, 16, rows[1].Result.FlipFlops)
+
+	s, err = ParseSweep("DEPTH=4,8", "uvmmu_dcq")
+	require.NoError(t, err)
+	rows, err = s.Run("")
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	// FG_BITS=32: entries of 33 bits, two pointers and the count (Yosys
+	// may duplicate a few pointer bits).
+	assert.GreaterOrEqual(t, rows[0].Result.FlipFlops, 4*33+2*2+3)
+	assert.GreaterOrEqual(t, rows[1].Result.FlipFlops, 8*33+2*3+4)
+	assert.Less(t, rows[0].Result.AreaUM2, rows[1].Result.AreaUM2)
 }
