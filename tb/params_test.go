@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -239,4 +242,57 @@ func lfsrConfig(v gen.Values) lfsr.Config {
 
 func dcqConfigOf(v gen.Values) dcq.Config {
 	return dcq.Config{Depth: int(v["DEPTH"]), Threshold: int(v["THRESHOLD"]), FGBits: int(v["FG_BITS"])}
+}
+
+// TestIllegalParameterRejected instantiates each top with one illegal
+// value (a user's wrapper with the literal changed): Verilator stops at
+// elaboration and Icarus at time 0, both with a message naming the
+// parameter and its range.
+func TestIllegalParameterRejected(t *testing.T) {
+	for _, tc := range []struct {
+		top      string
+		values   gen.Values
+		from, to string
+		want     string
+	}{
+		{"uvmmu_lfsr", gen.Values{"WIDTH": 20}, ".WIDTH(20)", ".WIDTH(7)", "uvmmu_lfsr: WIDTH = 7 is outside 8..64"},
+		{"uvmmu_dcq", gen.Values{"DEPTH": 4, "THRESHOLD": 3}, ".THRESHOLD(3)", ".THRESHOLD(5)", "uvmmu_dcq: THRESHOLD = 5 is outside 1..DEPTH (4)"},
+		{"uvmmu_da", gen.Values{"FRAB_WORD": 64}, ".FRAB_WORD(64)", ".FRAB_WORD(48)", "uvmmu_da: FRAB_WORD = 48 is not a power of two"},
+		{"grit_pa_cache", gen.Values{"WAYS": 8}, ".WAYS(8)", ".WAYS(17)", "grit_pa_cache: WAYS = 17 is outside 2..16"},
+	} {
+		t.Run(tc.top, func(t *testing.T) {
+			text, err := mustLookup(t, tc.top).Wrapper(tc.values)
+			require.NoError(t, err)
+			bad := strings.Replace(string(text), tc.from, tc.to, 1)
+			require.NotEqual(t, string(text), bad)
+			src := []cosim.Source{{Name: "user_" + tc.top + ".v", Text: []byte(bad)}}
+			for _, sim := range cosim.Simulators {
+				t.Run(sim.Name, func(t *testing.T) {
+					sim.Require(t)
+					var out string
+					if sim.Name == cosim.Verilator.Name {
+						dir := t.TempDir()
+						path := filepath.Join(dir, src[0].Name)
+						require.NoError(t, os.WriteFile(path, src[0].Text, 0o644))
+						lib, err := filepath.Abs(rtlDir)
+						require.NoError(t, err)
+						b, err := exec.Command("verilator", "--lint-only", "-Wall", "--top-module", "user_"+tc.top, "-y", lib, path).CombinedOutput()
+						require.Error(t, err)
+						out = string(b)
+					} else {
+						files, err := gen.DefaultFiles()
+						require.NoError(t, err)
+						srcs := src
+						for _, f := range files {
+							srcs = append(srcs, cosim.Source{Name: f.Name, Text: f.Text})
+						}
+						exe, err := sim.Build("user_"+tc.top, nil, srcs)
+						require.NoError(t, err)
+						out, _ = exe.Run()
+					}
+					require.Contains(t, out, tc.want)
+				})
+			}
+		})
+	}
 }
