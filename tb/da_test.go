@@ -88,36 +88,17 @@ func NewDA(cfg da.Config, mc dram.Config, table []uint64) (*DA, error) {
 // Ports are uvmmu_da's ports in declaration order (SPEC 5.3). Payloads are
 // compared while their valid is high.
 func (d *DA) Ports() []cosim.Port {
-	fg, aw := d.cfg.FGBits, d.cfg.AddrBits
-	ports := []cosim.Port{
-		{Name: "rst", Width: 1, Dir: cosim.In},
-		{Name: "init_done", Width: 1, Dir: cosim.Out},
-		{Name: "dst_valid", Width: 1, Dir: cosim.Out},
-		{Name: "dst_ready", Width: 1, Dir: cosim.In},
-		{Name: "dst_pfgn", Width: fg, Dir: cosim.Out, ValidBy: "dst_valid"},
-		{Name: "dst_swap", Width: 1, Dir: cosim.Out, ValidBy: "dst_valid"},
-		{Name: "map_valid", Width: 1, Dir: cosim.In},
-		{Name: "map_ready", Width: 1, Dir: cosim.Out},
-		{Name: "map_pfgn", Width: fg, Dir: cosim.In},
-		{Name: "map_vpgn", Width: afm.VPgNBits, Dir: cosim.In},
-		{Name: "map_cid", Width: afm.CIDBits, Dir: cosim.In},
-		{Name: "sw_valid", Width: 1, Dir: cosim.In},
-		{Name: "sw_ready", Width: 1, Dir: cosim.Out},
-		{Name: "sw_op", Width: afm.SWOpBits, Dir: cosim.In},
-		{Name: "sw_pfgn", Width: fg, Dir: cosim.In},
-		{Name: "mem_req_valid", Width: 1, Dir: cosim.Out},
-		{Name: "mem_req_ready", Width: 1, Dir: cosim.In},
-		{Name: "mem_req_write", Width: 1, Dir: cosim.Out, ValidBy: "mem_req_valid"},
-		{Name: "mem_req_addr", Width: aw, Dir: cosim.Out, ValidBy: "mem_req_valid"},
-		{Name: "mem_req_wdata", Width: 64, Dir: cosim.Out, ValidBy: "mem_req_valid"},
-		{Name: "mem_resp_valid", Width: 1, Dir: cosim.In},
-		{Name: "mem_resp_data", Width: 64, Dir: cosim.In},
-	}
-	// The victim port: with the LFSR picker (VICTIMS=0) the Go DA has
-	// none, the stimulus holds victim_valid low and victim_ready must stay
-	// low.
-	return append(ports, cosim.Port{Name: "victim_valid", Width: 1, Dir: cosim.In},
-		cosim.Port{Name: "victim_ready", Width: 1, Dir: cosim.Out}, cosim.Port{Name: "victim_pfgn", Width: fg, Dir: cosim.In})
+	return cosimPorts("uvmmu_da", daValues(d.cfg), map[string]string{
+		"dst_pfgn": "dst_valid", "dst_swap": "dst_valid",
+		"mem_req_write": "mem_req_valid", "mem_req_addr": "mem_req_valid", "mem_req_wdata": "mem_req_valid",
+	})
+}
+
+// daValues are uvmmu_da's parameters for a DA configuration.
+func daValues(c da.Config) gen.Values {
+	v := afmValues(c)
+	v["DCQ_THRESHOLD"], v["LFSR_SEED"] = uint64(c.DCQThreshold), c.LFSRSeed
+	return v
 }
 
 // external reports the victim port of afm.VictimExternal (VICTIMS=1).

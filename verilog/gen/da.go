@@ -93,7 +93,7 @@ func daChecks(top string, withThreshold bool) []Check {
 	cs := []Check{
 		{Label: "rel_frab_word_pow2", Cond: "(FRAB_WORD & (FRAB_WORD - 1)) != 0",
 			Msg: top + ": FRAB_WORD = %0d is not a power of two", Args: []string{"FRAB_WORD"}},
-		{Label: "rel_nfg_fg_bits", Cond: "FG_BITS < 32 && NFG > (1 << FG_BITS)",
+		{Label: "rel_nfg_fg_bits", Cond: "64'(NFG) > (64'd1 << FG_BITS)",
 			Msg: top + ": NFG = %0d is outside 1..2^FG_BITS (FG_BITS = %0d)", Args: []string{"NFG", "FG_BITS"}},
 		{Label: "rel_region_fg_bits", Cond: daRegionBits + " + 5 > FG_BITS",
 			Msg: top + ": FG_BITS = %0d cannot hold a region number of %0d bits and a 5-bit offset", Args: []string{"FG_BITS", daRegionBits}},

@@ -125,7 +125,7 @@ module uvmmu_da #(
       $fatal(1, "uvmmu_da: FRAB_WORD = %0d is not a power of two", FRAB_WORD);
 `endif
     end
-    if (FG_BITS < 32 && NFG > (1 << FG_BITS)) begin : g_check_rel_nfg_fg_bits
+    if (64'(NFG) > (64'd1 << FG_BITS)) begin : g_check_rel_nfg_fg_bits
 `ifdef __ICARUS__
       initial $fatal(1, "uvmmu_da: NFG = %0d is outside 1..2^FG_BITS (FG_BITS = %0d)", NFG, FG_BITS);
 `else
