@@ -58,7 +58,8 @@ func dcqPorts(names ...string) []Port {
 // and a pop may fire in the same cycle; a push into a full queue waits for
 // push_ready even if a pop fires in that cycle, because push_ready does not
 // look at pop_ready. Entries are not reset (the queue is an array, like an
-// SRAM); only the pointers and the count are.
+// SRAM); only the pointers and the count are. The registers carry the names
+// of the Go model's rtl.Ring (mem, mem_head, mem_tail, mem_fill).
 func dcqBody() string {
 	if dcq.SwapBit != 0 || dcq.PFgNLSB != 1 {
 		panic(fmt.Sprintf("blocks/dcq stores entries with S at bit %d and PFgN from bit %d; uvmmu_dcq packs {PFgN, S}", dcq.SwapBit, dcq.PFgNLSB))
@@ -70,49 +71,49 @@ func dcqBody() string {
   localparam [PTR_W-1:0] LAST = PTR_W'(DEPTH - 1);
 
   // entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack
-  reg [FG_BITS:0] entries_q [0:DEPTH-1];
+  reg [FG_BITS:0] mem [0:DEPTH-1];
   // index of the oldest entry
-  reg [PTR_W-1:0] head_q;
+  reg [PTR_W-1:0] mem_head;
   // index the next push writes
-  reg [PTR_W-1:0] tail_q;
-  reg [COUNT_W-1:0] count_q;
+  reg [PTR_W-1:0] mem_tail;
+  reg [COUNT_W-1:0] mem_fill;
   wire [FG_BITS:0] head_entry;
   wire not_full;
   wire not_empty;
   wire push_fire;
   wire pop_fire;
 
-  assign not_full = count_q < FULL;
-  assign not_empty = count_q != {COUNT_W{1'b0}};
+  assign not_full = mem_fill < FULL;
+  assign not_empty = mem_fill != {COUNT_W{1'b0}};
   assign push_fire = push_valid && not_full;
   assign pop_fire = pop_ready && not_empty;
-  assign head_entry = entries_q[head_q];
+  assign head_entry = mem[mem_head];
 
   // Moore outputs: functions of the registers only
   assign push_ready = not_full;
   assign pop_valid = not_empty;
   assign pop_pfgn = head_entry[FG_BITS:1];
   assign pop_swap = head_entry[0];
-  assign count = count_q;
-  assign refill = count_q < REFILL_BELOW;
+  assign count = mem_fill;
+  assign refill = mem_fill < REFILL_BELOW;
 
   always @(posedge clk) begin
     if (rst) begin
-      head_q <= {PTR_W{1'b0}};
-      tail_q <= {PTR_W{1'b0}};
-      count_q <= {COUNT_W{1'b0}};
+      mem_head <= {PTR_W{1'b0}};
+      mem_tail <= {PTR_W{1'b0}};
+      mem_fill <= {COUNT_W{1'b0}};
     end else begin
       if (push_fire) begin
-        entries_q[tail_q] <= {push_pfgn, push_swap};
-        tail_q <= (tail_q == LAST) ? {PTR_W{1'b0}} : (tail_q + PTR_W'(1));
+        mem[mem_tail] <= {push_pfgn, push_swap};
+        mem_tail <= (mem_tail == LAST) ? {PTR_W{1'b0}} : (mem_tail + PTR_W'(1));
       end
       if (pop_fire) begin
-        head_q <= (head_q == LAST) ? {PTR_W{1'b0}} : (head_q + PTR_W'(1));
+        mem_head <= (mem_head == LAST) ? {PTR_W{1'b0}} : (mem_head + PTR_W'(1));
       end
       if (push_fire && !pop_fire) begin
-        count_q <= count_q + COUNT_W'(1);
+        mem_fill <= mem_fill + COUNT_W'(1);
       end else if (pop_fire && !push_fire) begin
-        count_q <= count_q - COUNT_W'(1);
+        mem_fill <= mem_fill - COUNT_W'(1);
       end
     end
   end
