@@ -20,9 +20,17 @@ import (
 // MaxWordBits is the widest word the model supports; Word holds it.
 const MaxWordBits = 512
 
+// MinWordBits is the narrowest FRAB_WORD; MaxRegions the most regions a
+// bitmap holds, which keeps NFG (32 frame-groups a region) below 2^31, the
+// range of a Verilog integer parameter.
+const (
+	MinWordBits = 32
+	MaxRegions  = 1<<26 - 1
+)
+
 // WordBitsRange is FRAB_WORD's allowed widths: a word holds whole
 // 32-bit region masks, up to MaxWordBits.
-var WordBitsRange = rtl.Range{Min: 32, Max: MaxWordBits, Pow2: true}
+var WordBitsRange = rtl.Range{Min: MinWordBits, Max: MaxWordBits, Pow2: true}
 
 // DefaultWordBits is the paper's word: "FrAB utilizes a wide SRAM (e.g.,
 // 256-bit) to check multiple regions with single access" (UVMMU paper
@@ -71,8 +79,8 @@ type Config struct {
 // Validate names the first field outside its range.
 func (c Config) Validate() error {
 	switch {
-	case c.Regions < 1 || c.Regions > 1<<26:
-		return fmt.Errorf("frab: Regions %d outside 1..%d", c.Regions, 1<<26)
+	case c.Regions < 1 || c.Regions > MaxRegions:
+		return fmt.Errorf("frab: Regions %d outside 1..%d", c.Regions, MaxRegions)
 	}
 	return WordBitsRange.Check("frab: WordBits", int64(c.WordBits))
 }
