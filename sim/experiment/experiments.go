@@ -55,11 +55,11 @@ var EvictionVariants = evict.Names
 // policies and eviction variants the build offers (experiments leave out,
 // with a note, what is not offered).
 type Params struct {
-	Workloads []string
-	Scale     float64
-	Seed      uint64
-	Policies  []string // registered policy names (policy.Names)
-	Evictions []string // EvictionVariants the configuration accepts
+	Workloads []string `json:"workloads"`
+	Scale     float64  `json:"scale"`
+	Seed      uint64   `json:"seed"`
+	Policies  []string `json:"policies"`  // registered policy names (policy.Names)
+	Evictions []string `json:"evictions"` // EvictionVariants the configuration accepts
 }
 
 func (p Params) has(policy string) bool { return slices.Contains(p.Policies, policy) }
