@@ -27,7 +27,9 @@ func newProgress(w io.Writer, bar bool, total, skipped int, dir string, jobs int
 	if skipped > 0 {
 		fmt.Fprintf(w, "uvmsim: %d of %d runs already have a result in %s, skipped (--fresh starts over)\n", skipped, total, dir)
 	}
-	fmt.Fprintf(w, "uvmsim: simulating %d runs, %d at a time\n", total-skipped, jobs)
+	if total > skipped {
+		fmt.Fprintf(w, "uvmsim: simulating %d runs, %d at a time\n", total-skipped, jobs)
+	}
 	if bar && total > skipped {
 		p.bar = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(w),

@@ -112,23 +112,24 @@ func RunExperiment(name string, p Params, opts Options, dir string, w io.Writer)
 	if err := PrepareDir(dir, false); err != nil {
 		return RunSummary{}, err
 	}
-	return Execute(&pl, opts, dir, w)
+	_, sum, err := Execute(&pl, opts, dir, w)
+	return sum, err
 }
 
 // Execute records the plan in dir, runs its specs there (opts.Dir is set
 // to dir) and assembles the results, tables and figures, also when the
 // batch was interrupted.
-func Execute(pl *Plan, opts Options, dir string, w io.Writer) (RunSummary, error) {
+func Execute(pl *Plan, opts Options, dir string, w io.Writer) ([]Outcome, RunSummary, error) {
 	if err := WritePlan(dir, pl); err != nil {
-		return RunSummary{}, err
+		return nil, RunSummary{}, err
 	}
 	opts.Dir = dir
 	outcomes, runErr := Run(pl.Specs, opts)
 	if outcomes == nil {
-		return RunSummary{}, runErr
+		return nil, RunSummary{}, runErr
 	}
 	sum, err := Assemble(pl, outcomes, dir, w)
-	return sum, errors.Join(runErr, err)
+	return outcomes, sum, errors.Join(runErr, err)
 }
 
 // Rebuild reads dir's plan and stored runs, simulates nothing, and writes

@@ -58,7 +58,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-const commands = "commands: run, sweep, experiment, list, config, area (uvmsim COMMAND --help for flags)"
+const commands = "commands: run, sweep, experiment, plot, report, list, config, area (uvmsim COMMAND --help for flags)"
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -75,6 +75,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return listCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
+	case "plot":
+		return plotCmd(args[1:], stdout, stderr)
 	case "config":
 		return configCmd(args[1:], stdout, stderr)
 	case "area":

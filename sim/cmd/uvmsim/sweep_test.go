@@ -76,7 +76,7 @@ func TestSweepJSONHasTheRunKeys(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := slices.Sorted(slices.Values(experiment.Columns()))
+	want := slices.Sorted(slices.Values(experiment.RecordColumns()))
 	assert.Equal(t, want, keys)
 	assert.Contains(t, stdout.String(), "ra")
 }
