@@ -28,7 +28,7 @@ func newProgress(w io.Writer, bar bool, total, skipped int, dir string, jobs int
 		fmt.Fprintf(w, "uvmsim: %d of %d runs already have a result in %s, skipped (--fresh starts over)\n", skipped, total, dir)
 	}
 	if total > skipped {
-		fmt.Fprintf(w, "uvmsim: simulating %d runs, %d at a time\n", total-skipped, jobs)
+		fmt.Fprintf(w, "uvmsim: simulating %d of %d runs, %d at a time\n", total-skipped, total, jobs)
 	}
 	if bar && total > skipped {
 		p.bar = progressbar.NewOptions(total,

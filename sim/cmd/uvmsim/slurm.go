@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -39,12 +40,16 @@ func runSlurm(pl *experiment.Plan, base config.Config, cfgs []config.Config, b *
 		if err != nil {
 			return usage("--out: %v", err)
 		}
-		if err := sbatch(script, b, len(pending), stderr); err != nil {
+		job, err := sbatch(script, b, len(pending), stderr)
+		if err != nil {
 			return err
 		}
 		if b.noWait {
-			fmt.Fprintf(stdout, "submitted; when the job has finished, uvmsim plot %s assembles the results\n", b.out)
+			fmt.Fprintf(stdout, "submitted Slurm job %s; when it has finished, uvmsim plot %s assembles the results\n", job, b.out)
 			return nil
+		}
+		if err := waitSlurm(job, pl, cfgs, pending, b.out, stderr); err != nil {
+			return err
 		}
 	}
 	outcomes, err := experiment.Run(pl.Specs, experiment.Options{Base: base, Dir: b.out, StoredOnly: true})
@@ -138,44 +143,57 @@ func arrayRanges(idx []int) string {
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// sbatch submits the script and, unless --no-wait, waits for the whole
-// array; a failed task leaves its run without a result, which the
-// assembly reports.
-func sbatch(script string, b *batchFlags, tasks int, stderr io.Writer) error {
-	args := []string{"--parsable"}
-	if !b.noWait {
-		args = append(args, "--wait")
-	}
-	args = append(append(args, strings.Fields(b.slurmOpts)...), script)
+// sbatch submits the script and returns the job id.
+func sbatch(script string, b *batchFlags, tasks int, stderr io.Writer) (string, error) {
+	args := append(append([]string{"--parsable"}, strings.Fields(b.slurmOpts)...), script)
+	var out bytes.Buffer
 	cmd := exec.Command("sbatch", args...)
-	cmd.Stderr = stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
+	cmd.Stdout, cmd.Stderr = &out, stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("--slurm: sbatch %s: %v (is Slurm's sbatch installed and on PATH?)", strings.Join(args, " "), err)
 	}
-	if err := cmd.Start(); err != nil {
-		return usage("--slurm: %v (is Slurm's sbatch installed and on PATH?)", err)
-	}
-	sc := bufio.NewScanner(out)
-	job := ""
-	if sc.Scan() {
-		job, _, _ = strings.Cut(strings.TrimSpace(sc.Text()), ";")
-		wait := "waiting for it (--no-wait returns at once)"
-		if b.noWait {
-			wait = "not waiting"
+	job, _, _ := strings.Cut(strings.TrimSpace(out.String()), ";")
+	fmt.Fprintf(stderr, "uvmsim: submitted Slurm job %s: %d array tasks (%s, logs in %s)\n", job, tasks, script, filepath.Dir(script))
+	return job, nil
+}
+
+// slurmPoll is how often waitSlurm looks at the stored runs and the queue.
+const slurmPoll = time.Second
+
+// waitSlurm follows the job: one line per run whose result appears in the
+// output directory, until the job has left the queue (squeue lists it no
+// more). A task that failed leaves its run without a result, which the
+// assembly reports.
+func waitSlurm(job string, pl *experiment.Plan, cfgs []config.Config, pending []int, dir string, stderr io.Writer) error {
+	left := slices.Clone(pending)
+	total, done := len(pl.Specs), len(pl.Specs)-len(pending)
+	start := time.Now()
+	fmt.Fprintf(stderr, "uvmsim: waiting for Slurm job %s (--no-wait returns at once)\n", job)
+	for {
+		out, err := exec.Command("squeue", "--noheader", "--jobs", job, "--format", "%i").Output()
+		queued := err == nil && len(bytes.TrimSpace(out)) > 0
+		still := left[:0]
+		for _, i := range left {
+			if _, err := experiment.ReadRecord(dir, &cfgs[i]); err != nil {
+				still = append(still, i)
+				continue
+			}
+			done++
+			eta := time.Duration(0)
+			if simulated := done - (total - len(pending)); simulated > 0 {
+				eta = (time.Since(start) / time.Duration(simulated) * time.Duration(total-done)).Round(time.Second)
+			}
+			fmt.Fprintf(stderr, "uvmsim: [%d/%d] %s stored by Slurm job %s; ETA %s\n", done, total, pl.Specs[i], job, eta)
 		}
-		fmt.Fprintf(stderr, "uvmsim: submitted Slurm job %s: %d array tasks (%s, logs in %s); %s\n", job, tasks, script, filepath.Dir(script), wait)
-	}
-	_, _ = io.Copy(io.Discard, out)
-	if err := cmd.Wait(); err != nil {
-		if job == "" {
-			return fmt.Errorf("sbatch %s: %v", strings.Join(args, " "), err)
+		left = still
+		if !queued || len(left) == 0 {
+			if len(left) > 0 {
+				fmt.Fprintf(stderr, "uvmsim: Slurm job %s has ended; %d runs stored no result (see %s)\n", job, len(left), filepath.Join(dir, SlurmDir))
+			}
+			return nil
 		}
-		fmt.Fprintf(stderr, "uvmsim: Slurm job %s: %v; assembling the runs that finished\n", job, err)
-	} else if !b.noWait {
-		fmt.Fprintf(stderr, "uvmsim: Slurm job %s finished\n", job)
+		time.Sleep(slurmPoll)
 	}
-	return nil
 }
 
 // slurmTask runs the one spec a Slurm array task was given, into --out,
