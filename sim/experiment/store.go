@@ -132,6 +132,9 @@ func (r *Record) Check() error {
 	if r.Workload == "" || r.Policy == "" {
 		return errors.New("workload or policy missing")
 	}
+	if r.ConfigID == "" {
+		return errors.New("config_id missing: the result does not record the configuration that produced it (uvmsim run --json, sweep and experiment record it)")
+	}
 	cfg, err := r.FullConfig()
 	if err != nil {
 		return err

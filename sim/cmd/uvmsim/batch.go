@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -155,4 +156,18 @@ func interrupts(stderr io.Writer) (stop, abandon <-chan struct{}, release func()
 // workloadList parses --workloads ("all" or names).
 func workloadList(list string) ([]string, error) {
 	return parseNames("--workloads", list, workload.Names(), true)
+}
+
+// checkWritable proves before any simulation that the file named by flag
+// can be written: its folder exists and takes a new file (left as it was).
+func checkWritable(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".write-check*")
+	if err != nil {
+		return usage("%s %s: %v", flag, path, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/experiment"
 	"github.com/uvmmu/uvmmu/sim/policy"
 	"github.com/uvmmu/uvmmu/sim/system"
 	"github.com/uvmmu/uvmmu/sim/workload"
@@ -126,6 +127,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkWritable("--json", f.jsonFile); err != nil {
+		return err
+	}
 	if f.vcdFile != "" && len(f.trace) == 0 {
 		return usage("--vcd needs at least one --trace pattern")
 	}
@@ -152,7 +156,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	printSummary(stdout, &res)
 	if f.jsonFile != "" {
-		data, err := json.MarshalIndent(res, "", "  ")
+		data, err := json.MarshalIndent(experiment.NewRecord(&cfg, res, nil), "", "  ")
 		if err != nil {
 			return err
 		}

@@ -39,6 +39,9 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if pl.Command != experiment.SweepCommand {
+		fmt.Fprintf(stdout, "wrote %s\n", dir)
+	}
 	missing := 0
 	for _, o := range outcomes {
 		if errors.Is(o.Err, experiment.ErrNotStored) {
