@@ -94,7 +94,7 @@ func TestProgressLinesForALog(t *testing.T) {
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
 	require.Len(t, lines, 4, log.String())
-	assert.Equal(t, "uvmsim: simulating 3 runs, 1 at a time", lines[0])
+	assert.Equal(t, "uvmsim: simulating 3 of 3 runs, 1 at a time", lines[0])
 	for i, l := range lines[1:] {
 		assert.Contains(t, l, fmt.Sprintf("[%d/3] ra/ideal/", i+1))
 		assert.Contains(t, l, "0 failed, ETA")
@@ -119,7 +119,7 @@ func TestRunResumesFromStoredRecords(t *testing.T) {
 	all, err := Run(specs, Options{Jobs: 2, Base: config.Default(), Dir: dir, Progress: &log})
 	require.NoError(t, err)
 	assert.Contains(t, log.String(), "uvmsim: 2 of 4 runs already have a result in "+dir+", skipped")
-	assert.Contains(t, log.String(), "simulating 2 runs")
+	assert.Contains(t, log.String(), "simulating 2 of 4 runs")
 	for i := range all {
 		assert.Equal(t, i < 2, all[i].Stored, i)
 	}

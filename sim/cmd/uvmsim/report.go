@@ -45,7 +45,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		return usage("%v", err)
 	}
 	if fs.NArg() == 0 {
-		return usage("report needs result files: results.json of sweep and experiment, their runs/*.json, or uvmsim run --json output")
+		return usage("report needs result JSON files: results.json of sweep and experiment, their runs/*.json, or uvmsim run --json output")
 	}
 	filters, err := parseWhere(*where)
 	if err != nil {

@@ -140,7 +140,7 @@ func TestSweepKilledThenResumedMatchesUninterrupted(t *testing.T) {
 	require.NoError(t, resume.Run(), stderr.String())
 	t.Logf("resumed:\n%s", stderr.String())
 	assert.Contains(t, stderr.String(), "uvmsim: "+strconv.Itoa(len(before))+" of 8 runs already have a result in "+dir+", skipped")
-	assert.Contains(t, stderr.String(), "uvmsim: simulating "+strconv.Itoa(8-len(before))+" runs")
+	assert.Contains(t, stderr.String(), "uvmsim: simulating "+strconv.Itoa(8-len(before))+" of 8 runs")
 	assert.Equal(t, 8-len(before), strings.Count(stderr.String(), " done in "), "only the missing runs are simulated")
 	after := readRuns(t, dir)
 	require.Len(t, after, 8)
