@@ -224,10 +224,11 @@ func WriteFigure(dir string, fig *Figure) error {
 	return err
 }
 
-// RunSummary describes the runs of an experiment: how many, how many were
-// taken from stored results, the simulated cycles and the simulation
-// seconds of those that completed (summed over runs, so it exceeds the
-// wall time when runs overlap), and the errors of those that did not.
+// RunSummary describes the runs of an experiment: how many specs, how many
+// of their simulations were taken from stored results, the simulated
+// cycles and the simulation seconds of those simulated now (summed over
+// runs, so it exceeds the wall time when runs overlap), and the errors of
+// those that did not complete.
 type RunSummary struct {
 	Runs              int
 	Stored            int
@@ -239,7 +240,12 @@ type RunSummary struct {
 // SummarizeRuns totals outcomes.
 func SummarizeRuns(outcomes []Outcome) RunSummary {
 	s := RunSummary{Runs: len(outcomes), Failed: Failures(outcomes)}
+	seen := map[string]bool{}
 	for _, o := range outcomes {
+		if o.ConfigID != "" && seen[o.ConfigID] {
+			continue // a spec sharing another's run
+		}
+		seen[o.ConfigID] = true
 		if o.Stored {
 			s.Stored++
 		}

@@ -99,12 +99,15 @@ func WriteJSON(w io.Writer, records []Record) error {
 	return err
 }
 
-// Records returns the records of the runs that completed, in spec order.
+// Records returns the records of the runs that completed, in spec order,
+// each configuration once (specs that share a configuration share its run).
 func Records(outcomes []Outcome) []Record {
 	var rs []Record
+	seen := map[string]bool{}
 	for i := range outcomes {
-		if outcomes[i].Err == nil {
-			rs = append(rs, outcomes[i].Record())
+		if o := &outcomes[i]; o.Err == nil && (o.ConfigID == "" || !seen[o.ConfigID]) {
+			seen[o.ConfigID] = true
+			rs = append(rs, o.Record())
 		}
 	}
 	return rs
@@ -141,6 +144,9 @@ func WriteResults(dir string, outcomes []Outcome) error {
 		}
 		tmps = append(tmps, tmp.Name())
 		_, err = tmp.Write(data)
+		if err == nil {
+			err = tmp.Chmod(0o644)
+		}
 		if err == nil {
 			err = tmp.Sync()
 		}

@@ -104,20 +104,49 @@ func Configure(specs []Spec, base config.Config) ([]config.Config, error) {
 	return cfgs, nil
 }
 
-// Pending lists the indices of the specs that have no valid record in dir
-// (all of them when dir is empty).
-func Pending(specs []Spec, cfgs []config.Config, dir string) []int {
-	var todo []int
+// distinct groups the specs by configuration: specs that configure the
+// same simulation (fig5's default eviction variant and fig4's UVMMU run,
+// say) share one run and one record. same[i] is the first spec with spec
+// i's configuration, want[same[i]] that spec asking for the latency
+// samples if any spec of its group does, ids[i] the ConfigID.
+func distinct(specs []Spec, cfgs []config.Config) (same []int, want []Spec, ids []string) {
+	first := map[string]int{}
+	same, want, ids = make([]int, len(specs)), make([]Spec, len(specs)), make([]string, len(specs))
 	for i := range specs {
+		ids[i] = ConfigID(&cfgs[i])
+		j, seen := first[ids[i]]
+		if !seen {
+			first[ids[i]], j = i, i
+			want[i] = specs[i]
+		}
+		same[i] = j
+		want[j].Latencies = want[j].Latencies || specs[i].Latencies
+	}
+	return same, want, ids
+}
+
+// Pending lists the first spec of each configuration that has no valid
+// record in dir (all of them when dir is empty), with the indices of the
+// specs that share it.
+func Pending(specs []Spec, cfgs []config.Config, dir string) (todo []int, shared map[int][]int) {
+	same, want, _ := distinct(specs, cfgs)
+	shared = map[int][]int{}
+	for i := range specs {
+		shared[same[i]] = append(shared[same[i]], i)
+	}
+	for i := range specs {
+		if same[i] != i {
+			continue
+		}
 		if dir == "" {
 			todo = append(todo, i)
 			continue
 		}
-		if _, err := stored(dir, &specs[i], &cfgs[i]); err != nil {
+		if _, err := stored(dir, &want[i], &cfgs[i]); err != nil {
 			todo = append(todo, i)
 		}
 	}
-	return todo
+	return todo, shared
 }
 
 // stored reads a spec's record; one without the latency samples the spec
@@ -146,15 +175,21 @@ func Run(specs []Spec, opts Options) ([]Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	same, want, ids := distinct(specs, cfgs)
 	out := make([]Outcome, len(specs))
+	for i := range specs {
+		out[i] = Outcome{Spec: specs[i], ConfigID: ids[i], Config: Overrides(&cfgs[i]), Err: ErrInterrupted}
+	}
 	var todo []int
 	for i := range specs {
-		out[i] = Outcome{Spec: specs[i], ConfigID: ConfigID(&cfgs[i]), Config: Overrides(&cfgs[i]), Err: ErrInterrupted}
+		if same[i] != i {
+			continue
+		}
 		if opts.Dir == "" {
 			todo = append(todo, i)
 			continue
 		}
-		rec, err := stored(opts.Dir, &specs[i], &cfgs[i])
+		rec, err := stored(opts.Dir, &want[i], &cfgs[i])
 		switch {
 		case err == nil:
 			out[i].Result, out[i].Latencies, out[i].Err, out[i].Stored = rec.Result, rec.Latencies, nil, true
@@ -167,10 +202,27 @@ func Run(specs []Spec, opts Options) ([]Outcome, error) {
 			todo = append(todo, i)
 		}
 	}
+	// shareOutcomes copies each run's outcome to the specs that share it.
+	shareOutcomes := func() {
+		for i := range out {
+			if j := same[i]; j != i {
+				spec := out[i].Spec
+				out[i] = out[j]
+				out[i].Spec = spec
+			}
+		}
+	}
 	if opts.StoredOnly {
+		shareOutcomes()
 		return out, nil
 	}
-	prog := newProgress(opts.Progress, opts.Bar, len(specs), len(specs)-len(todo), opts.Dir, min(jobs, len(todo)))
+	runs := 0
+	for i := range same {
+		if same[i] == i {
+			runs++
+		}
+	}
+	prog := newProgress(opts.Progress, opts.Bar, runs, runs-len(todo), opts.Dir, min(jobs, len(todo)))
 	type finished struct {
 		i    int
 		o    Outcome
@@ -188,7 +240,7 @@ func Run(specs []Spec, opts Options) ([]Outcome, error) {
 			for i := range next {
 				start := time.Now()
 				o := out[i]
-				o.Result, o.Latencies, o.Err = Simulate(&cfgs[i], specs[i].Latencies)
+				o.Result, o.Latencies, o.Err = Simulate(&cfgs[i], want[i].Latencies)
 				if o.Err == nil && opts.Dir != "" {
 					rec := o.Record()
 					if err := WriteRecord(opts.Dir, &cfgs[i], &rec); err != nil {
@@ -239,6 +291,7 @@ collect:
 		}
 	}
 	prog.close()
+	shareOutcomes()
 	for i := range out {
 		if errors.Is(out[i].Err, ErrInterrupted) {
 			interrupted = true

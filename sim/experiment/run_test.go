@@ -152,3 +152,29 @@ func TestRunStopsStartingRunsWhenStopped(t *testing.T) {
 	// The dispatcher may hand out one run before it sees the closed stop.
 	assert.GreaterOrEqual(t, interrupted, 2)
 }
+
+func TestSpecsOfOneConfigurationShareARun(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, PrepareDir(dir, false))
+	// The default eviction variant spelled out is the default run.
+	plain := Spec{Workload: "ra", Policy: "uvmmu", OversubPct: 150, Scale: 0.02, Seed: 1}
+	spelled := plain
+	spelled.Sets = []string{EvictionKey + "=" + EvictionVariants[0]}
+	withSamples := plain
+	withSamples.Latencies = true
+	var log bytes.Buffer
+	out, err := Run([]Spec{plain, spelled, withSamples}, Options{Jobs: 2, Base: config.Default(), Dir: dir, Progress: &log})
+	require.NoError(t, err)
+	assert.Contains(t, log.String(), "simulating 1 of 1 runs")
+	for i, o := range out {
+		assert.Equal(t, out[0].Result, o.Result, i)
+		assert.NotNil(t, o.Latencies, "the shared run keeps the samples one of its specs asks for")
+	}
+	assert.Equal(t, spelled, out[1].Spec)
+	assert.Len(t, Records(out), 1)
+	cfg, err := spelled.Config(config.Default())
+	require.NoError(t, err)
+	rec, err := ReadRecord(dir, &cfg)
+	require.NoError(t, err)
+	assert.NotNil(t, rec.Latencies)
+}

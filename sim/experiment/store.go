@@ -231,6 +231,11 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	if err := write(tmp); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	// CreateTemp makes the file private; results are for everyone who can
+	// read the folder, as os.Create would have made them.
+	if err := tmp.Chmod(0o644); err != nil {
+		return err
+	}
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

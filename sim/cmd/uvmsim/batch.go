@@ -95,7 +95,7 @@ func runPlan(pl *experiment.Plan, base config.Config, b *batchFlags, fs *pflag.F
 		return usageError{err}
 	}
 	if b.slurmTask >= 0 {
-		return slurmTask(pl, base, b, stdout)
+		return slurmTask(pl, base, cfgs, b, stdout)
 	}
 	if err := experiment.PrepareDir(b.out, b.fresh); err != nil {
 		return usage("--out: %v", err)

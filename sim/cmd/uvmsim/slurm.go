@@ -31,9 +31,9 @@ func runSlurm(pl *experiment.Plan, base config.Config, cfgs []config.Config, b *
 	if err := experiment.WritePlan(b.out, pl); err != nil {
 		return usage("--out: %v", err)
 	}
-	pending := experiment.Pending(pl.Specs, cfgs, b.out)
-	if skipped := len(pl.Specs) - len(pending); skipped > 0 {
-		fmt.Fprintf(stderr, "uvmsim: %d of %d runs already have a result in %s, skipped (--fresh starts over)\n", skipped, len(pl.Specs), b.out)
+	pending, shared := experiment.Pending(pl.Specs, cfgs, b.out)
+	if skipped := len(shared) - len(pending); skipped > 0 {
+		fmt.Fprintf(stderr, "uvmsim: %d of %d runs already have a result in %s, skipped (--fresh starts over)\n", skipped, len(shared), b.out)
 	}
 	if len(pending) > 0 {
 		script, err := writeJobScript(pl, b, fs, pending)
@@ -48,7 +48,7 @@ func runSlurm(pl *experiment.Plan, base config.Config, cfgs []config.Config, b *
 			fmt.Fprintf(stdout, "submitted Slurm job %s; when it has finished, uvmsim plot %s assembles the results\n", job, b.out)
 			return nil
 		}
-		if err := waitSlurm(job, pl, cfgs, pending, b.out, stderr); err != nil {
+		if err := waitSlurm(job, pl, cfgs, pending, len(shared), b.out, stderr); err != nil {
 			return err
 		}
 	}
@@ -164,9 +164,9 @@ const slurmPoll = time.Second
 // output directory, until the job has left the queue (squeue lists it no
 // more). A task that failed leaves its run without a result, which the
 // assembly reports.
-func waitSlurm(job string, pl *experiment.Plan, cfgs []config.Config, pending []int, dir string, stderr io.Writer) error {
+func waitSlurm(job string, pl *experiment.Plan, cfgs []config.Config, pending []int, total int, dir string, stderr io.Writer) error {
 	left := slices.Clone(pending)
-	total, done := len(pl.Specs), len(pl.Specs)-len(pending)
+	done := total - len(pending)
 	start := time.Now()
 	fmt.Fprintf(stderr, "uvmsim: waiting for Slurm job %s (--no-wait returns at once)\n", job)
 	for {
@@ -196,17 +196,25 @@ func waitSlurm(job string, pl *experiment.Plan, cfgs []config.Config, pending []
 	}
 }
 
-// slurmTask runs the one spec a Slurm array task was given, into --out,
-// with the same resume check and record as a local run.
-func slurmTask(pl *experiment.Plan, base config.Config, b *batchFlags, stdout io.Writer) error {
+// slurmTask runs the simulation of the spec a Slurm array task was given
+// (shared by the specs of the same configuration) into --out, with the
+// same resume check and record as a local run.
+func slurmTask(pl *experiment.Plan, base config.Config, cfgs []config.Config, b *batchFlags, stdout io.Writer) error {
 	if b.slurmTask >= len(pl.Specs) {
 		return usage("--slurm-task = %d out of range; allowed: 0 to %d", b.slurmTask, len(pl.Specs)-1)
 	}
 	if err := experiment.PrepareDir(b.out, false); err != nil {
 		return usage("--out: %v", err)
 	}
-	i := b.slurmTask
-	outcomes, err := experiment.Run(pl.Specs[i:i+1], experiment.Options{Jobs: 1, Base: base, Dir: b.out, Progress: stdout})
+	_, shared := experiment.Pending(pl.Specs, cfgs, "")
+	var specs []experiment.Spec
+	for _, j := range shared[b.slurmTask] {
+		specs = append(specs, pl.Specs[j])
+	}
+	if len(specs) == 0 {
+		return usage("--slurm-task = %d is not the first spec of its configuration", b.slurmTask)
+	}
+	outcomes, err := experiment.Run(specs, experiment.Options{Jobs: 1, Base: base, Dir: b.out, Progress: stdout})
 	if err != nil {
 		return err
 	}
