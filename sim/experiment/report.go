@@ -224,8 +224,9 @@ func WriteFigure(dir string, fig *Figure) error {
 	return err
 }
 
-// RunSummary describes the runs of an experiment: how many specs, how many
-// of their simulations were taken from stored results, the simulated
+// RunSummary describes the runs of an experiment: how many simulations
+// (specs of one configuration share one), how many were taken from stored
+// results, the simulated
 // cycles and the simulation seconds of those simulated now (summed over
 // runs, so it exceeds the wall time when runs overlap), and the errors of
 // those that did not complete.
@@ -239,13 +240,14 @@ type RunSummary struct {
 
 // SummarizeRuns totals outcomes.
 func SummarizeRuns(outcomes []Outcome) RunSummary {
-	s := RunSummary{Runs: len(outcomes), Failed: Failures(outcomes)}
+	s := RunSummary{Failed: Failures(outcomes)}
 	seen := map[string]bool{}
 	for _, o := range outcomes {
 		if o.ConfigID != "" && seen[o.ConfigID] {
 			continue // a spec sharing another's run
 		}
 		seen[o.ConfigID] = true
+		s.Runs++
 		if o.Stored {
 			s.Stored++
 		}

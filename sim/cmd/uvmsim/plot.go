@@ -43,8 +43,10 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s\n", dir)
 	}
 	missing := 0
+	seen := map[string]bool{}
 	for _, o := range outcomes {
-		if errors.Is(o.Err, experiment.ErrNotStored) {
+		if errors.Is(o.Err, experiment.ErrNotStored) && !seen[o.ConfigID] {
+			seen[o.ConfigID] = true
 			missing++
 		}
 	}
