@@ -53,12 +53,14 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// --scale and --seed, or run.scale and run.seed from --config or
+	// --set, win over the experiment's (and --quick's) sizes.
 	p := experiment.DefaultParams(quick)
 	def := config.Default()
-	if base.Run.Scale != def.Run.Scale {
+	if fs.Changed("scale") || base.Run.Scale != def.Run.Scale {
 		p.Scale = base.Run.Scale
 	}
-	if base.Run.Seed != def.Run.Seed {
+	if fs.Changed("seed") || base.Run.Seed != def.Run.Seed {
 		p.Seed = base.Run.Seed
 	}
 	if fs.Changed("workloads") {
