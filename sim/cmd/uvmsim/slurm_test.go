@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,10 +169,41 @@ func TestSlurmSweepMatchesLocal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "uvmsim plot rebuilds results.csv byte for byte")
 
+	// --no-wait returns once submitted; plot assembles the collected runs.
+	cmd := exec.Command(bin, "sweep", "--workloads", "ra", "--policies", "um,uvmmu", "--oversub", "100", "--scale", "0.02", "--out", "later", "--slurm", "--no-wait")
+	cmd.Dir, cmd.Env = work, append(os.Environ(), "SLURM_CONF="+conf)
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	job := regexp.MustCompile(`^submitted Slurm job (\d+); when it has finished, uvmsim plot later assembles the results`).FindStringSubmatch(string(out))
+	require.NotNil(t, job, "%s", out)
+	t.Logf("uvmsim sweep --slurm --no-wait: %s", strings.TrimSpace(string(out)))
+	waitForJob(t, conf, job[1])
+	run([]string{"plot", "later"})
+	later := deterministicCSV(t, filepath.Join(work, "later"))
+	require.Len(t, later, 1+2)
+	whole := deterministicCSV(t, filepath.Join(work, "local"))
+	assert.Equal(t, [][]string{whole[0], whole[5], whole[7]}, later, "ra/um/100% and ra/uvmmu/100% as in the local sweep")
+	t.Logf("uvmsim plot later: the job's 2 runs assembled, equal to the local sweep's rows")
+
 	// A rerun finds every result stored and submits nothing.
 	again := run(append(slurmSweep("slurm"), "--slurm"), "SLURM_CONF="+conf)
 	assert.Contains(t, again, "8 of 8 runs already have a result")
 	assert.NotContains(t, again, "submitted")
+}
+
+// waitForJob waits, up to a minute, until squeue no longer lists the job.
+func waitForJob(t *testing.T, conf, job string) {
+	t.Helper()
+	for range 120 {
+		cmd := exec.Command("squeue", "--noheader", "--jobs", job)
+		cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
+		out, err := cmd.Output()
+		if err != nil || len(bytes.TrimSpace(out)) == 0 {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("Slurm job %s still queued after a minute", job)
 }
 
 func keys2(m map[string]string) []string {
