@@ -188,10 +188,10 @@ func Assemble(pl *Plan, outcomes []Outcome, dir string, w io.Writer) (RunSummary
 	}
 	if pl.Command == ValidateName {
 		checks := Validate(p, figs, lookup)
-		if err := writeFile(filepath.Join(dir, ValidationFile), func(f io.Writer) error { return WriteValidationMarkdown(f, p, checks) }); err != nil {
+		if err := WriteFileAtomic(filepath.Join(dir, ValidationFile), func(f io.Writer) error { return WriteValidationMarkdown(f, p, checks) }); err != nil {
 			return sum, err
 		}
-		if err := writeFile(filepath.Join(dir, ValidationCSV), func(f io.Writer) error { return WriteValidationCSV(f, checks) }); err != nil {
+		if err := WriteFileAtomic(filepath.Join(dir, ValidationCSV), func(f io.Writer) error { return WriteValidationCSV(f, checks) }); err != nil {
 			return sum, err
 		}
 		if err := WriteValidationMarkdown(w, p, checks); err != nil {
@@ -208,13 +208,13 @@ func WriteFigure(dir string, fig *Figure) error {
 		return err
 	}
 	base := filepath.Join(dir, fig.ID)
-	if err := writeFile(base+".csv", fig.WriteCSV); err != nil {
+	if err := WriteFileAtomic(base+".csv", fig.WriteCSV); err != nil {
 		return err
 	}
-	if err := writeFile(base+".json", fig.WriteJSON); err != nil {
+	if err := WriteFileAtomic(base+".json", fig.WriteJSON); err != nil {
 		return err
 	}
-	err := writeFile(base+".svg", fig.WriteSVG)
+	err := WriteFileAtomic(base+".svg", fig.WriteSVG)
 	if errors.Is(err, ErrNothingToPlot) {
 		err = os.Remove(base + ".svg")
 		if errors.Is(err, os.ErrNotExist) {

@@ -165,7 +165,3 @@ func WriteResults(dir string, outcomes []Outcome) error {
 	tmps = nil
 	return nil
 }
-
-func writeFile(path string, write func(io.Writer) error) error {
-	return WriteFileAtomic(path, write)
-}

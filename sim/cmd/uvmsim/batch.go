@@ -135,17 +135,22 @@ func interrupts(stderr io.Writer) (stop, abandon <-chan struct{}, release func()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	stopC, abandonC, quit := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	// On a terminal the message starts below the progress bar.
+	newline := ""
+	if isTerminal(stderr) {
+		newline = "\n"
+	}
 	go func() {
 		select {
 		case s := <-sigs:
-			fmt.Fprintf(stderr, "uvmsim: %v: starting no new runs; the running ones finish and are saved (signal again to abandon them)\n", s)
+			fmt.Fprintf(stderr, "%suvmsim: %v: starting no new runs; the running ones finish and are saved (signal again to abandon them)\n", newline, s)
 			close(stopC)
 		case <-quit:
 			return
 		}
 		select {
 		case s := <-sigs:
-			fmt.Fprintf(stderr, "uvmsim: %v: abandoning the running simulations\n", s)
+			fmt.Fprintf(stderr, "%suvmsim: %v: abandoning the running simulations\n", newline, s)
 			close(abandonC)
 		case <-quit:
 		}
