@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -25,7 +24,7 @@ type batchFlags struct {
 	configFile, workloads, out, slurmOpts string
 	sets                                  []string
 	scale                                 float64
-	seed                                  uint64
+	seed                                  string
 	jobs, slurmTask                       int
 	fresh, slurm, noWait                  bool
 }
@@ -35,11 +34,11 @@ type batchFlags struct {
 var submitOnlyFlags = []string{"fresh", "slurm", "slurm-opts", "no-wait", "slurm-task", "jobs"}
 
 func (b *batchFlags) register(fs *pflag.FlagSet, workloadsDefault, outDoc string) {
-	fs.StringVar(&b.workloads, "workloads", workloadsDefault, "comma-separated workloads, or all ("+strings.Join(workload.Names(), ", ")+")")
+	fs.StringVar(&b.workloads, "workloads", workloadsDefault, "comma-separated workloads, or all ("+strings.Join(workload.Names(), ", ")+"); trace:FILE runs a recorded trace")
 	fs.IntVar(&b.jobs, "jobs", runtime.NumCPU(), fmt.Sprintf("simulations run at once, 1..%d", experiment.MaxJobs))
 	fs.StringVar(&b.out, "out", "", outDoc)
 	fs.Float64Var(&b.scale, "scale", 0, "workload size multiplier; run.scale")
-	fs.Uint64Var(&b.seed, "seed", 0, "random seed; run.seed")
+	fs.StringVar(&b.seed, "seed", "", "random seed, 0..2^63-1 as in a TOML file (16, 0x10); run.seed")
 	fs.StringVar(&b.configFile, "config", "", "TOML configuration file read over the defaults")
 	fs.StringArrayVar(&b.sets, "set", nil, "override one configuration key for every run: --set key=value (repeatable; uvmsim list shows the keys)")
 	fs.BoolVar(&b.fresh, "fresh", false, "discard the results already in --out and simulate every run again (default: resume, skipping runs whose result is stored)")
@@ -68,7 +67,9 @@ func (b *batchFlags) base(fs *pflag.FlagSet) (config.Config, error) {
 		cfg.Run.Scale = b.scale
 	}
 	if fs.Changed("seed") {
-		cfg.Run.Seed = b.seed
+		if err := cfg.Set("run.seed=" + b.seed); err != nil {
+			return cfg, usage("--seed: %v", err)
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usage("--scale, --seed, --config or --set: %v", err)
@@ -118,7 +119,7 @@ func runPlan(pl *experiment.Plan, base config.Config, b *batchFlags, fs *pflag.F
 			done, len(outcomes), b.out)
 	}
 	if err != nil {
-		return usage("--out: %v", err)
+		return ioError{fmt.Errorf("--out: %w", err)}
 	}
 	return show(outcomes, sum)
 }
@@ -156,23 +157,4 @@ func interrupts(stderr io.Writer) (stop, abandon <-chan struct{}, release func()
 		}
 	}()
 	return stopC, abandonC, func() { signal.Stop(sigs); close(quit) }
-}
-
-// workloadList parses --workloads ("all" or names).
-func workloadList(list string) ([]string, error) {
-	return parseNames("--workloads", list, workload.Names(), true)
-}
-
-// checkWritable proves before any simulation that the file named by flag
-// can be written: its folder exists and takes a new file (left as it was).
-func checkWritable(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".write-check*")
-	if err != nil {
-		return usage("%s %s: %v", flag, path, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
 }

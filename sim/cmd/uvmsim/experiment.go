@@ -64,7 +64,7 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 		p.Seed = base.Run.Seed
 	}
 	if fs.Changed("workloads") {
-		if p.Workloads, err = workloadList(b.workloads); err != nil {
+		if p.Workloads, err = parseWorkloads(b.workloads); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,6 +109,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	for i, k := range order {
 		sorted[i], results[i] = records[k], records[k].Result
 	}
+	if err := checkPolicies(results, *over, *base); err != nil {
+		return err
+	}
 	if len(records[0].Config) > 0 {
 		fmt.Fprintf(stdout, "configuration: %s\n", experiment.ConfigText(records[0].Config))
 	}
@@ -162,12 +166,12 @@ func (f whereFilter) match(cfg *config.Config) bool {
 func differingKeys(cfgs []config.Config) []string {
 	var out []string
 	for _, k := range config.Keys() {
-		if contains(tableKeys, k.Name) {
+		if slices.Contains(tableKeys, k.Name) {
 			continue
 		}
 		var values []string
 		for i := range cfgs {
-			if v := k.Value(&cfgs[i]); !contains(values, v) {
+			if v := k.Value(&cfgs[i]); !slices.Contains(values, v) {
 				values = append(values, v)
 			}
 		}
@@ -177,6 +181,26 @@ func differingKeys(cfgs []config.Config) []string {
 		}
 	}
 	return out
+}
+
+// checkPolicies fails when --policy or --baseline names a policy no
+// result has, listing those the results hold.
+func checkPolicies(results []system.Result, over, base string) error {
+	held := map[string]bool{}
+	for _, r := range results {
+		held[r.Policy] = true
+	}
+	names := make([]string, 0, len(held))
+	for n := range held {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, f := range []struct{ flag, name string }{{"--policy", over}, {"--baseline", base}} {
+		if !held[f.name] {
+			return usage("%s %q: no result has this policy; the results hold: %s", f.flag, f.name, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 type runKey struct {

@@ -110,17 +110,17 @@ func slurmSweep(out string) []string {
 	return []string{"sweep", "--workloads", "hotspot,ra", "--policies", "um,uvmmu", "--oversub", "100,125", "--scale", "0.02", "--out", out}
 }
 
-// wallLine matches the lines of an indented result JSON that hold host
+// wallFieldLine matches the lines of an indented result JSON that hold host
 // wall time, the only bytes two runs of one configuration may differ in.
-var wallLine = regexp.MustCompile(`(?m)^\s*"(wall_seconds|sim_cycles_per_second|warp_instructions_per_second)": [^\n]*\n`)
+var wallFieldLine = regexp.MustCompile(`(?m)^\s*"(wall_seconds|sim_cycles_per_second|warp_instructions_per_second)": [^\n]*\n`)
 
-// withoutWall is the stored runs and results.csv of an output directory
+// recordsWithoutWall is the stored runs and results.csv of an output directory
 // with the host wall-time fields taken out, everything else byte for byte.
-func withoutWall(t *testing.T, dir string) map[string]string {
+func recordsWithoutWall(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	m := map[string]string{}
 	for name, data := range readRuns(t, dir) {
-		m[experiment.RunsDir+"/"+name] = wallLine.ReplaceAllString(string(data), "")
+		m[experiment.RunsDir+"/"+name] = wallFieldLine.ReplaceAllString(string(data), "")
 	}
 	var csv bytes.Buffer
 	for _, row := range deterministicCSV(t, dir) {
@@ -150,7 +150,7 @@ func TestSlurmSweepMatchesLocal(t *testing.T) {
 	assert.Contains(t, log, "uvmsim: submitted Slurm job ")
 	assert.Contains(t, log, "[8/8]")
 
-	local, slurm := withoutWall(t, filepath.Join(work, "local")), withoutWall(t, filepath.Join(work, "slurm"))
+	local, slurm := recordsWithoutWall(t, filepath.Join(work, "local")), recordsWithoutWall(t, filepath.Join(work, "slurm"))
 	require.Len(t, slurm, 8+1)
 	assert.Equal(t, keys2(local), keys2(slurm), "the same result file names")
 	same := 0

@@ -14,6 +14,7 @@ import (
 	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/experiment"
 	"github.com/uvmmu/uvmmu/sim/policy"
+	"github.com/uvmmu/uvmmu/sim/workload"
 )
 
 // sweepCmd runs every workload x policy x oversubscription combination,
@@ -43,7 +44,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	workloads, err := workloadList(b.workloads)
+	workloads, err := parseWorkloads(b.workloads)
 	if err != nil {
 		return err
 	}
@@ -91,6 +92,34 @@ func parseNames(flag, list string, allowed []string, allowAll bool) ([]string, e
 	return names, nil
 }
 
+// parseWorkloads is parseNames for --workloads, which also takes trace:FILE
+// names.
+func parseWorkloads(list string) ([]string, error) {
+	var builtin, all []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if _, ok := workload.TraceFile(n); ok {
+			if err := workload.CheckName(n); err != nil {
+				return nil, usage("--workloads: %v", err)
+			}
+			all = append(all, n)
+			continue
+		}
+		if n == "all" {
+			all = append(all, workload.Names()...)
+			continue
+		}
+		builtin = append(builtin, n)
+		all = append(all, n)
+	}
+	if len(builtin) > 0 {
+		if _, err := parseNames("--workloads", strings.Join(builtin, ","), workload.Names(), true); err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
+}
+
 // parseRatios splits --oversub and checks each ratio against run.oversub_pct's
 // range.
 func parseRatios(list string, base config.Config) ([]int, error) {
@@ -104,7 +133,7 @@ func parseRatios(list string, base config.Config) ([]int, error) {
 		cfg := base
 		cfg.Run.OversubPct = r
 		if err != nil || cfg.Validate() != nil {
-			return nil, usage("--oversub: %q is not a ratio in percent; allowed: integers in %s, comma-separated", strings.TrimSpace(s), key.Allowed)
+			return nil, usage("--oversub: %q is not a ratio in percent; allowed: integers in %s, comma-separated", strings.TrimSpace(s), key.Allowed(&base))
 		}
 		ratios = append(ratios, r)
 	}
