@@ -126,7 +126,7 @@ func TestExperimentBadArguments(t *testing.T) {
 		{[]string{"experiment", "fig4", "--scale", "0"}, []string{"--scale", "run.scale"}},
 		{[]string{"experiment", "fig4", "--config", "/nonexistent.toml"}, []string{"--config"}},
 		{[]string{"experiment", "fig4", "--out", "/etc/passwd/x"}, []string{"--out", "not a directory"}},
-		{[]string{"run", "--workload", "ra", "--json", "/nonexistent/dir/x.json"}, []string{"--json /nonexistent/dir/x.json"}},
+		{[]string{"run", "--workload", "ra", "--json", "/nonexistent/dir/x.json"}, []string{"--json", "/nonexistent/dir/x.json"}},
 		{[]string{"plot"}, []string{"plot takes one output directory"}},
 		{[]string{"plot", "/nonexistent"}, []string{"/nonexistent", "experiment.json"}},
 	}
