@@ -226,6 +226,8 @@ func TestSummaryShowsEveryJSONField(t *testing.T) {
 		switch k {
 		case "wall_seconds", "sim_cycles_per_second", "warp_instructions_per_second":
 			continue // host speed, formatted in the wall time line
+		case "config_id", "config":
+			continue // the configuration that produced the result, not a measurement
 		case "footprint_bytes", "gpu_memory_bytes", "managed_capacity_bytes", "model_memory_bytes":
 			want = mb(v.(float64))
 		case "workload", "policy":

@@ -30,6 +30,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/experiment"
 	"github.com/uvmmu/uvmmu/sim/policy"
 	"github.com/uvmmu/uvmmu/sim/system"
 	"github.com/uvmmu/uvmmu/sim/workload"
@@ -118,7 +119,7 @@ func printable(msg string) string {
 	return b.String()
 }
 
-const commands = "commands: run, sweep, experiment, list, signals, report, config, area, grit-characterize (uvmsim COMMAND --help for flags)"
+const commands = "commands: run, sweep, experiment, plot, list, signals, report, config, area, grit-characterize (uvmsim COMMAND --help for flags)"
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -137,6 +138,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return signalsCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
+	case "plot":
+		return plotCmd(args[1:], stdout, stderr)
 	case "config":
 		return configCmd(args[1:], stdout, stderr)
 	case "area":
@@ -341,7 +344,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	printSummary(stdout, &res)
 	if jsonOut != nil {
-		data, err := json.MarshalIndent(res, "", "  ")
+		data, err := json.MarshalIndent(experiment.NewRecord(&cfg, res, nil), "", "  ")
 		if err != nil {
 			return err
 		}
