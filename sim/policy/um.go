@@ -200,8 +200,6 @@ func (p *UM) Check() error {
 				if !e.IsRemote() || e.Frame() != d.base+uint64(page) {
 					return fmt.Errorf("page %#x is in host memory but its PTE is %#x", d.base+uint64(page), uint64(e))
 				}
-			case pageFixed:
-				return fmt.Errorf("managed page %#x is marked unmanaged", d.base+uint64(page))
 			}
 		}
 	}
@@ -222,7 +220,8 @@ const (
 	pageInFlight = 1
 	pageValid    = 2
 	// pageFixed: cudaMalloc'd, or outside every allocation (the tail of an
-	// allocation's last 2 MB region): never faults, never moves.
+	// allocation's last 2 MB region): never faults, never moves. It is
+	// never stored in the table; pageState derives it from the layout.
 	pageFixed = 3
 )
 
@@ -290,7 +289,8 @@ type umDriver struct {
 	perSM   *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
 
 	// Driver tables.
-	table    *rtl.Vec[uint64] // page states, 32 pages of 2 bits per word
+	managed  []uint64         // per page: in a managed allocation (wiring from the layout)
+	table    *rtl.Vec[uint64] // states of the managed pages, 32 pages of 2 bits per word
 	zcMapped *rtl.Vec[uint64] // per page: a zero-copy reply installed its remote PTE in a TLB
 	raised   *rtl.Vec[uint64] // per page: an entryPromote for it is in the fault buffer
 	resident *rtl.Vec[uint16] // valid pages per large page
@@ -416,15 +416,15 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 	d.zeroCopy = rtl.NewReg[uint64](b, "zero_copy", 64, 0)
 	// Only managed pages fault and move: every other page of the layout
 	// (cudaMalloc'd ones and the tails of the managed allocations' last
-	// regions, which the menu's prefetchers may pick) is fixed.
-	for w := 0; w < d.table.Len(); w++ {
-		d.table.At(w).Poke(^uint64(0))
-	}
+	// regions, which the menu's prefetchers may pick) is fixed. Which pages
+	// are managed is wiring from the layout, not state: the page table's
+	// registers are reset to remote at every run's start (rtl Sim.Reset),
+	// so a mark kept there would not survive it.
+	d.managed = make([]uint64, (d.pages+63)/64)
 	for _, r := range l.Managed {
 		lo := int(r.First*system.PagesPerGroup - l.BaseVPN)
 		for p := lo; p < lo+r.Count*system.PagesPerGroup; p++ {
-			w := d.table.At(p / 32)
-			w.Poke(w.Q() &^ (3 << (2 * (p % 32))))
+			d.managed[p/64] |= 1 << (p % 64)
 		}
 	}
 	d.remote.Consumer(b)
@@ -445,6 +445,9 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 }
 
 func (d *umDriver) pageState(page int) int {
+	if d.managed[page/64]>>(page%64)&1 == 0 {
+		return pageFixed
+	}
 	return int(d.table.At(page/32).Q() >> (2 * (page % 32)) & 3)
 }
 
