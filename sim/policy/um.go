@@ -89,7 +89,7 @@ type UM struct {
 
 func newUM(cfg *config.Config) *UM { return &UM{cfg: cfg, name: "um", section: &cfg.UM} }
 
-// Name is the policy's registry name: "um", or "uvmsmart".
+// Name is the policy's registry name: "um", "uvmsmart" or "adaptive".
 func (p *UM) Name() string { return p.name }
 
 // Attach maps every managed page remote (in host memory, host frame equal
@@ -122,6 +122,11 @@ func (p *UM) Attach(s *system.System) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
+	if p.section.SmartRuntime {
+		if err := attachSmartRuntime(menu, &s.Layout); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
 	p.driver = newUMDriver(s, p.cfg, p.section, p.name, p.PME, menu)
 	// Loads through a zero-copy mapping: UVMSmart Table I's 200 cycles per
 	// remote access after the lines cross PCIe.
@@ -131,10 +136,41 @@ func (p *UM) Attach(s *system.System) error {
 	return nil
 }
 
-// Stats reports far faults, pages migrated and evicted, and link bytes.
+// attachSmartRuntime gives the menu a smart runtime whose data structures
+// are the layout's managed allocations.
+func attachSmartRuntime(menu *uvm.Driver, l *system.Layout) error {
+	var allocs []uvm.Allocation
+	for _, r := range l.Managed {
+		first := int(r.First*system.PagesPerGroup-l.BaseVPN) / uvm.PagesPerBlock
+		allocs = append(allocs, uvm.Allocation{FirstBlock: first, Blocks: r.Count * system.PagesPerGroup / uvm.PagesPerBlock})
+	}
+	rt, err := uvm.NewSmartRuntime(menu.Space().Blocks(), allocs)
+	if err != nil {
+		return err
+	}
+	return menu.AttachSmartRuntime(rt)
+}
+
+// Stats reports far faults and their time, pages migrated and evicted,
+// and link bytes. Under um.fault_timing = "cycle" the far faults are the
+// faults the driver handled, each a fault latency on the timeline; under
+// "reference" they are the distinct faulting pages not already requested
+// (sim/uvm FaultCount), whose latencies are added to the run's cycles.
 func (p *UM) Stats() system.PolicyStats {
 	d := p.driver
+	if d.reference != nil {
+		return system.PolicyStats{
+			FarFaults:        d.reference.Count(),
+			FaultCycles:      d.reference.Cycles(d.faultLatency),
+			AddedFaultCycles: d.reference.Cycles(d.faultLatency),
+			Migrations:       d.migrations.Q(),
+			Evictions:        d.evictions.Q(),
+			PCIeH2DBytes:     p.Link.H2D.Stats().Bytes,
+			PCIeD2HBytes:     p.Link.D2H.Stats().Bytes,
+		}
+	}
 	return system.PolicyStats{
+		FaultCycles:  d.faults.Q() * d.faultLatency,
 		FarFaults:    d.faults.Q(),
 		Migrations:   d.migrations.Q(),
 		Evictions:    d.evictions.Q(),
@@ -264,12 +300,22 @@ type umDriver struct {
 	host      *rtl.Decoupled[uint16]
 	hostDone  *rtl.Decoupled[uint16]
 
-	base      uint64 // first VPN of the layout
-	pages     int
-	regions   int
-	capacity  int // managed pages the GPU memory holds
-	latency   uint64
-	bufSize   int
+	base     uint64 // first VPN of the layout
+	pages    int
+	regions  int
+	capacity int    // managed pages the GPU memory holds
+	latency  uint64 // the fault latency on the timeline: 0 under reference timing
+	bufSize  int
+
+	// Reference fault timing (um.fault_timing = "reference"): the faults
+	// counted as the UVMSmart simulator counts them, each faultLatency
+	// cycles added after the run; nil under cycle timing.
+	reference    *uvm.FaultCount
+	faultLatency uint64
+	// launches tapped for the smart runtime's kernel boundaries (nil
+	// without it), and the kernel last launched.
+	launches  []*rtl.Decoupled[gpu.Launch]
+	kernel    *rtl.Reg[uint16]
 	hostPages []int // per phase: pages the host reads back
 
 	// The menu: the driver software's resident set, counters and victim
@@ -366,6 +412,17 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 		d.inval = append(d.inval, t.Inval)
 		d.invalAck = append(d.invalAck, t.InvalAck)
 	}
+	d.faultLatency = d.latency
+	if sec.FaultTiming == config.FaultTimingReference {
+		// The menu's prefetcher when the run starts decides the unit; the
+		// oversubscription prefetcher may differ (then the count is as the
+		// first one would request).
+		d.reference, _ = uvm.NewFaultCount(d.pages, uvm.FaultUnit(sec.Prefetcher))
+		d.latency = 0
+	}
+	if menu.SmartRuntime() != nil {
+		d.launches = s.Dispatcher.Launch
+	}
 	for _, ph := range s.Phases {
 		n := 0
 		if ph.Host != nil {
@@ -414,6 +471,7 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 	d.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	d.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
 	d.zeroCopy = rtl.NewReg[uint64](b, "zero_copy", 64, 0)
+	d.kernel = rtl.NewReg[uint16](b, "kernel", 16, 0)
 	// Only managed pages fault and move: every other page of the layout
 	// (cudaMalloc'd ones and the tails of the managed allocations' last
 	// regions, which the menu's prefetchers may pick) is fixed. Which pages
@@ -440,6 +498,9 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 	}
 	for _, r := range d.responses {
 		b.Listen(r.Valid, r.Ready, r.Bits, r.PTE)
+	}
+	for _, l := range d.launches {
+		b.Listen(l.Valid, l.Ready, l.Bits)
 	}
 	return d
 }
@@ -498,8 +559,9 @@ func (d *umDriver) unmapPage() int {
 func (d *umDriver) Drive() {
 	st := d.fsm.Q()
 	d.remote.Ready.Set(d.waiting.Q() < uint32(d.bufSize))
+	// Reference fault timing freezes no TLB (-enable_accurate_simulation 0).
 	for i, f := range d.frozen {
-		f.Set(d.perSM.At(i).Q() > 0)
+		f.Set(d.perSM.At(i).Q() > 0 && d.reference == nil)
 	}
 	// One PTE write per cycle: a landed page first, else a victim page.
 	page := d.unmapPage()
@@ -610,7 +672,16 @@ func (d *umDriver) Eval() {
 	arrival := -1 // the entry that arrives this cycle
 	if raised {
 		arrival = d.enqueue(entryPromote, raiseWalk)
+		d.countReference(entryPromote, raiseWalk)
 		waiting++
+	}
+	// A kernel launch with a new kernel index ends the previous kernel for
+	// the smart runtime.
+	for _, l := range d.launches {
+		if l.Fire() && l.Bits.Get().Kernel != d.kernel.Q() {
+			d.menu.KernelEnded()
+			d.kernel.Set(l.Bits.Get().Kernel)
+		}
 	}
 
 	if d.remote.Fire() {
@@ -625,6 +696,7 @@ func (d *umDriver) Eval() {
 			}
 		}
 		arrival = d.enqueue(kind, w)
+		d.countReference(kind, w)
 		waiting++
 		if kind == entryFault {
 			arriveSM = int(w.Requester >> gpu.WarpBits)
@@ -884,6 +956,9 @@ func (d *umDriver) unmapStep(setState func(page, st int), next *uint8) {
 		case pageValid:
 			if d.update.Fire() && !d.updValid.Q() {
 				setState(page, pageRemote)
+				if d.reference != nil {
+					d.reference.Evicted(page)
+				}
 				r := page / system.PagesPerRegion
 				d.resident.At(r).Set(d.resident.At(r).Q() - 1)
 				d.evictLeft.Set(d.evictLeft.Q() + 1)
@@ -991,6 +1066,19 @@ func (d *umDriver) offerReply(skip int, fetching bool, only int) (offered bool, 
 	return false, wake, freed
 }
 
+// countReference counts a migrating access (a fault or a raised
+// migration) under reference fault timing: its page counts as a fault
+// unless it is already valid, on its way or requested by an earlier fault
+// (sim/uvm FaultCount).
+func (d *umDriver) countReference(kind uint8, w ptw.Walk) {
+	if d.reference == nil || kind == entryZeroCopy {
+		return
+	}
+	if page := int(w.VPN - d.base); d.pageState(page) == pageRemote {
+		d.reference.Fault(page)
+	}
+}
+
 // enqueue places an entry of kind for walk w in the first free slot of
 // the fault buffer, stamped with its arrival order, and returns the slot.
 // At most one entry arrives per cycle.
@@ -1070,6 +1158,9 @@ func (d *umDriver) startFetch(fetch []int, setState func(page, st int)) int {
 			continue
 		}
 		setState(p, pageInFlight)
+		if d.reference != nil {
+			d.reference.Requested(p)
+		}
 		if !d.isMapped(p) {
 			continue
 		}

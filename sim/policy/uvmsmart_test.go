@@ -261,7 +261,7 @@ func TestAdaptiveThresholdGrowsWithOccupancy(t *testing.T) {
 	ops = append(ops, wl.load(0, 8, 0), wl.load(0, 8, 1))
 	ops = append(ops, wl.load(0, 16, 0), wl.load(0, 16, 1), wl.load(0, 16, 2))
 	wl.scripts = [][]workload.Op{ops}
-	r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100), wl)
+	r, um := runMicro(t, microConfig(t, "adaptive", 1, 100), wl)
 	assert.Equal(t, uint64(3), um.ZeroCopyMappings())
 	assert.Equal(t, uint64(6), r.FarFaults)
 	assert.Equal(t, uint64(512), r.Migrations)
@@ -275,7 +275,7 @@ func TestAdaptiveThresholdGrowsWithOccupancy(t *testing.T) {
 // result for the same seed.
 func TestUVMSmartIrregularRunIsDeterministic(t *testing.T) {
 	cfg := config.Default()
-	cfg.Run.Policy, cfg.Run.Workload, cfg.Run.OversubPct, cfg.Run.Scale = "uvmsmart", "ra", 125, 0.5
+	cfg.Run.Policy, cfg.Run.Workload, cfg.Run.OversubPct, cfg.Run.Scale = "adaptive", "ra", 125, 0.5
 	cfg.Check.Invariants = true
 	run := func() (system.Result, uint64) {
 		p, err := policy.New(cfg.Run.Policy, &cfg)
@@ -298,7 +298,7 @@ func TestUVMSmartIrregularRunIsDeterministic(t *testing.T) {
 	assert.Empty(t, cmp.Diff(a, b, ignoreWall))
 }
 
-// The menu keys' allowed names are sim/uvm's, in both policy sections.
+// The menu keys' allowed names are sim/uvm's, in every policy section.
 func TestMenuNamesMatchSimUVM(t *testing.T) {
 	want := map[string][]string{
 		"prefetcher":         uvm.PrefetcherNames(),
@@ -317,10 +317,14 @@ func TestMenuNamesMatchSimUVM(t *testing.T) {
 	assert.Empty(t, want, "menu keys missing from config.UM")
 	def := config.Default()
 	assert.Equal(t, uvm.DefaultConfig(), def.UM.Menu(1), "um defaults are the sim/uvm baseline")
-	smart := def.UVMSmart.Menu(1)
-	assert.Equal(t, uvm.RemoteAdaptive, smart.Remote)
-	assert.Equal(t, uvm.EvictLFU2M, smart.Evictor)
-	assert.Equal(t, uvm.PrefetchTree, smart.Prefetcher)
+	adaptive := def.Adaptive.Menu(1)
+	assert.Equal(t, uvm.RemoteAdaptive, adaptive.Remote)
+	assert.Equal(t, uvm.EvictLFU2M, adaptive.Evictor)
+	assert.Equal(t, uvm.PrefetchTree, adaptive.Prefetcher)
+	// uvmsmart starts as the baseline; its smart runtime switches later.
+	assert.Equal(t, uvm.DefaultConfig(), def.UVMSmart.Menu(1))
+	assert.True(t, def.UVMSmart.SmartRuntime)
+	assert.False(t, def.UM.SmartRuntime || def.Adaptive.SmartRuntime)
 }
 
 // Idle skipping changes nothing but speed under uvmsmart, whose driver
@@ -346,7 +350,7 @@ func TestUVMSmartIdleSkippingIsExact(t *testing.T) {
 		Counts         []uint32
 	}
 	run := func(skip bool) outcome {
-		cfg := microConfig(t, "uvmsmart", 4, 150, "uvmsmart.remote=oversub", "uvmsmart.fault_latency_us=1")
+		cfg := microConfig(t, "adaptive", 4, 150, "adaptive.remote=oversub", "adaptive.fault_latency_us=1")
 		cfg.Check.SkipIdle = skip
 		r, um := runMicro(t, cfg, wl)
 		r.WallSeconds, r.SimCyclesPerSecond, r.WarpInstrPerSecond, r.EvaluatedCycles = 0, 0, 0, 0
@@ -394,7 +398,7 @@ func TestWriteMigratesWhereReadIsRemote(t *testing.T) {
 				access = wl.store(0, 16, 0)
 			}
 			wl.scripts = [][]workload.Op{append(wl.touch(0, 0, 1, 2, 4), access)}
-			r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100), wl)
+			r, um := runMicro(t, microConfig(t, "adaptive", 1, 100), wl)
 			assert.Equal(t, tc.remote, um.ZeroCopyMappings())
 			assert.Equal(t, tc.faults, r.FarFaults)
 			assert.Equal(t, tc.migr, r.Migrations)
@@ -437,7 +441,7 @@ func TestZeroCopyReadThenWriteMigrates(t *testing.T) {
 				second = wl.store(0, 0, 0)
 			}
 			wl.scripts = [][]workload.Op{{wl.load(0, 0, 0), second}}
-			r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100, "uvmsmart.remote=always"), wl)
+			r, um := runMicro(t, microConfig(t, "adaptive", 1, 100, "adaptive.remote=always"), wl)
 			assert.Equal(t, uint64(1), um.ZeroCopyMappings())
 			assert.Equal(t, tc.faults, r.FarFaults)
 			assert.Equal(t, tc.migr, r.Migrations)
