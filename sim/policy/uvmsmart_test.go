@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -548,4 +549,111 @@ func TestUMTailOfLastRegionNeverMoves(t *testing.T) {
 	assert.Equal(t, uint64(384), r.Migrations)
 	assert.Equal(t, uint64(384*4096), r.PCIeH2DBytes)
 	require.NoError(t, um.Check())
+}
+
+// Reference fault timing (um.fault_timing = "reference") on the tree
+// prefetcher's worked example (TestUMTreePrefetcherFarFaults): one warp
+// touches blocks 0, 1, 2, 4 and 8 one load at a time, so five pages fault,
+// none of them requested before (blocks 3, 5-7 and 9-15 come as
+// prefetches and are never touched). Five faults, as under cycle timing,
+// and the same 256 pages move. The fault latency is 45 us = 66,645 cycles;
+// under cycle timing each fault spends it on the timeline before its
+// transfer (the driver takes it up in cycle t and plans at t + 66,645),
+// under reference timing none does (it plans at t + 1, the driver's state
+// change) and 5 * 66,645 = 333,225 cycles are added after the run.
+// Nothing else differs, so
+//
+//	reference timeline = cycle timeline - 5 * 66,644
+//	reference cycles   = reference timeline + 333,225 = cycle cycles + 5.
+func TestUMReferenceFaultTiming(t *testing.T) {
+	wl := newRegions(1)
+	wl.scripts = [][]workload.Op{wl.touch(0, 0, 1, 2, 4, 8)}
+	cyc, _ := runMicro(t, microConfig(t, "um", 1, 100), wl)
+	ref, _ := runMicro(t, microConfig(t, "um", 1, 100, "um.fault_timing=reference"), wl)
+	const latency = 66_645
+	assert.Equal(t, uint64(5), cyc.FarFaults)
+	assert.Equal(t, uint64(5), ref.FarFaults)
+	assert.Equal(t, uint64(5*latency), cyc.FaultCycles)
+	assert.Equal(t, uint64(5*latency), ref.FaultCycles)
+	assert.Equal(t, cyc.Cycles, cyc.TimelineCycles)
+	assert.Equal(t, ref.TimelineCycles+5*latency, ref.Cycles)
+	assert.Equal(t, cyc.TimelineCycles-5*(latency-1), ref.TimelineCycles)
+	assert.Equal(t, cyc.Cycles+5, ref.Cycles)
+	assert.Equal(t, cyc.Migrations, ref.Migrations)
+}
+
+// The smart runtime of uvmsmart (DATE'21) switches only when a batch has
+// to evict, by the patterns of the blocks transferred so far. Three 2 MB
+// allocations a, b, c at 150% (room for two regions), one warp:
+//
+//   - linear: a and b filled with the fill sequence (batches of blocks
+//     {0}, {1}, {2-3}, {4-7}, {8-15}, {16-31}: ascending), then c's block 0
+//     evicts a region. Every allocation is linear without reuse: nothing
+//     switches (LRU 2 MB, no remote access).
+//   - random: a's blocks 16 then 0 first (block 0 after block 16: random),
+//     then the same. a is random: the batch that evicts switches to
+//     zero-copy once oversubscribed and tree-based eviction.
+func TestUVMSmartRuntimeSwitchesOnPattern(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		first    []int
+		remote   string
+		evictor  string
+		zeroCopy bool
+	}{
+		{"linear", fillSequence, uvm.RemoteOff, uvm.EvictLRU2M, false},
+		{"random", append([]int{16, 0}, fillSequence...), uvm.RemoteOversub, uvm.EvictLRUTree, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wl := newRegions(3)
+			ops := append(wl.touch(0, tc.first...), wl.touch(1, fillSequence...)...)
+			wl.scripts = [][]workload.Op{append(ops, wl.touch(2, 0)...)}
+			r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 150), wl)
+			require.NotNil(t, um.Menu().SmartRuntime())
+			assert.Equal(t, tc.remote, um.Menu().Config().Remote)
+			assert.Equal(t, tc.evictor, um.Menu().Evictor().Name())
+			assert.True(t, um.Menu().Oversubscribed())
+			assert.Positive(t, r.Evictions)
+			if tc.zeroCopy {
+				assert.Equal(t, uvm.Random, um.Menu().SmartRuntime().Pattern(0))
+			} else {
+				assert.Equal(t, uvm.Linear, um.Menu().SmartRuntime().Pattern(0))
+			}
+		})
+	}
+}
+
+// twoKernels runs scripts[0] as a first kernel and scripts[1] as a second,
+// one warp each.
+type twoKernels struct{ *regions }
+
+func (w twoKernels) Phases() []workload.Phase {
+	var ph []workload.Phase
+	for i, ops := range w.scripts {
+		ops := append(ops, w.drain)
+		ph = append(ph, workload.Phase{Kernel: &workload.Kernel{Name: fmt.Sprintf("k%d", i), Blocks: 1, ThreadsPerBlock: workload.WarpSize,
+			NewWarp: func(int, int) workload.WarpStream { return workload.Replay(ops) }}})
+	}
+	return ph
+}
+
+// Kernel boundaries reach the smart runtime (tapped from the launch
+// ports). At 150% (two regions of room): kernel 1 fills a and b with the
+// fill sequence (linear); kernel 2 fills c (its block 0 evicts a, LRU) and
+// then reads a's block 0 again (evicts b). a's block 0 is a block kernel 1
+// transferred: kernel 2's sequence for a is linear with reuse, and linear
+// then linear-reuse is linear-reuse: tree eviction, no zero-copy. Seen as
+// one kernel, block 0 after block 31 would be random with reuse and switch
+// zero-copy on.
+func TestUVMSmartRuntimeSeesKernelBoundaries(t *testing.T) {
+	wl := newRegions(3)
+	wl.scripts = [][]workload.Op{
+		append(wl.touch(0, fillSequence...), wl.touch(1, fillSequence...)...),
+		append(wl.touch(2, fillSequence...), wl.touch(0, 0)...),
+	}
+	_, um := runMicro(t, microConfig(t, "uvmsmart", 1, 150), twoKernels{wl})
+	assert.Equal(t, uvm.LinearReuse, um.Menu().SmartRuntime().Pattern(0))
+	assert.Equal(t, uvm.Linear, um.Menu().SmartRuntime().Pattern(2))
+	assert.Equal(t, uvm.RemoteOff, um.Menu().Config().Remote)
+	assert.Equal(t, uvm.EvictLRUTree, um.Menu().Evictor().Name())
 }
