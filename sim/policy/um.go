@@ -306,6 +306,9 @@ type umDriver struct {
 	capacity int    // managed pages the GPU memory holds
 	latency  uint64 // the fault latency on the timeline: 0 under reference timing
 	bufSize  int
+	// concurrent: a write-back does not hold the driver; the fetch goes
+	// out while the victims travel to the host (um.concurrent_eviction).
+	concurrent bool
 
 	// Reference fault timing (um.fault_timing = "reference"): the faults
 	// counted as the UVMSmart simulator counts them, each faultLatency
@@ -413,6 +416,7 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 		d.invalAck = append(d.invalAck, t.InvalAck)
 	}
 	d.faultLatency = d.latency
+	d.concurrent = sec.ConcurrentEviction
 	if sec.FaultTiming == config.FaultTimingReference {
 		// The menu's prefetcher when the run starts decides the unit; the
 		// oversubscription prefetcher may differ (then the count is as the
@@ -775,6 +779,9 @@ func (d *umDriver) Eval() {
 			if int(c)*pme.MaxPagesLimit >= d.hostPages[d.hostPhase.Q()] {
 				next = drvHostDone
 			}
+		case ev.Tag == evictTag && d.concurrent:
+			// A write-back on its own lane has reached the host; the
+			// driver moved on when it started.
 		case ev.Tag == evictTag:
 			c := d.evictCmd.Q()
 			d.evictions.Set(d.evictions.Q() + uint64(c))
@@ -838,6 +845,21 @@ func (d *umDriver) Eval() {
 			d.evictCmd.Set(n)
 			d.evictLeft.Set(d.evictLeft.Q() - n)
 			next = drvEvictWait
+			if d.concurrent {
+				// The write-back goes on its own lane and its pages count
+				// as evicted when it starts (gpu-sim.cc:3134-3160: frames
+				// freed, page_evict_dirty counted); the next write-back
+				// or the fetch is issued at once.
+				d.evictions.Set(d.evictions.Q() + uint64(n))
+				switch {
+				case d.evictLeft.Q() > n:
+					next = drvEvictCmd
+				case d.runs.Q() > 0:
+					next = drvFetchCmd
+				default:
+					next = drvIdle
+				}
+			}
 		}
 	case drvFetchCmd:
 		if d.cmd.Fire() {

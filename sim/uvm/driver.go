@@ -287,14 +287,14 @@ func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 	if d.smart != nil {
 		d.reportBlocks(b)
 	}
-	if s.resident+b.n+d.bufferPage > s.capacity {
+	if d.mustEvict(b.n) {
 		d.oversubscribed = true
 		if d.smart != nil {
 			d.applySmart()
 		}
 	}
 	d.pinAll(faults, 1)
-	for s.resident+b.n+d.bufferPage > s.capacity {
+	for d.mustEvict(b.n) {
 		start := len(d.plan.Evict)
 		d.plan.Evict = d.evict.Victim(d.plan.Evict)
 		if len(d.plan.Evict) == start {
@@ -314,6 +314,14 @@ func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 		d.touched(p)
 	}
 	return d.plan, nil
+}
+
+// mustEvict is the simulator's trigger (ShouldEvict) for a batch of
+// reads pages: the resident pages are those valid or on their way (the
+// frames a read allocates when it starts), and the victims already
+// chosen count as gone, as frames are freed when a write-back starts.
+func (d *Driver) mustEvict(reads int) bool {
+	return ShouldEvict(d.space.capacity, d.space.resident, reads, 0, d.cfg.FreeBufferPercent)
 }
 
 // pinAll adds delta to the pins of every faulting page: while a batch
