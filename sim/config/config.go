@@ -88,6 +88,7 @@ type UM struct {
 	RemoteLatencyCycles int     `toml:"remote_latency_cycles" min:"0" max:"100000" doc:"latency of one remote zero-copy access, before the line's transfer time on the link"`
 	FaultTiming         string  `toml:"fault_timing" oneof:"cycle,reference" doc:"far-fault timing: cycle (the fault latency in the cycle loop, faulting SM's TLB frozen) or reference (the UVMSmart simulator's -enable_accurate_simulation 0: no latency on the timeline, no freeze, distinct faulting pages x latency added to the total)"`
 	ConcurrentEviction  bool    `toml:"concurrent_eviction" doc:"write-backs on their own lane (the UVMSmart simulator's eviction and read queues): the fetch of the faulting page goes out while the victims travel to the host, and evicted pages count when their write-back starts; false waits for each write-back to reach the host first"`
+	HostSync            bool    `toml:"host_sync" doc:"before each host phase between kernels, write back and invalidate the dirty managed pages, as the UVMSmart simulator's cudaDeviceSynchronize does; false leaves them valid"`
 	SmartRuntime        bool    `toml:"smart_runtime" doc:"DATE'21 smart runtime (-enable_smart_runtime): on oversubscription classify each allocation's pattern; random or mixed -> zero-copy once oversubscribed + tree eviction, linear reuse -> tree eviction"`
 }
 
@@ -134,6 +135,9 @@ func umDefaults() UM {
 		// gpu-sim.cc:3086-3177: write-backs and reads are separate queues,
 		// each with its own latency slot.
 		ConcurrentEviction: true,
+		// cuda_runtime_api.cc:2019-2063: cudaDeviceSynchronize copies the
+		// dirty managed pages back and invalidates them.
+		HostSync: true,
 	}
 }
 

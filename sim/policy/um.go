@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/uvmmu/uvmmu/blocks/accessctr"
 	"github.com/uvmmu/uvmmu/blocks/pcie"
@@ -309,6 +310,12 @@ type umDriver struct {
 	// concurrent: a write-back does not hold the driver; the fetch goes
 	// out while the victims travel to the host (um.concurrent_eviction).
 	concurrent bool
+	// hostSync: a host phase first writes back and invalidates the dirty
+	// managed pages (um.host_sync).
+	hostSync bool
+	// dirtyEdits gathers one cycle's changes to the dirty bits, one entry
+	// per word, applied at the end of Eval.
+	dirtyEdits []dirtyEdit
 
 	// Reference fault timing (um.fault_timing = "reference"): the faults
 	// counted as the UVMSmart simulator counts them, each faultLatency
@@ -343,6 +350,8 @@ type umDriver struct {
 	zcMapped *rtl.Vec[uint64] // per page: a zero-copy reply installed its remote PTE in a TLB
 	raised   *rtl.Vec[uint64] // per page: an entryPromote for it is in the fault buffer
 	resident *rtl.Vec[uint16] // valid pages per large page
+	dirty    *rtl.Vec[uint64] // per page: stored to since it arrived
+	syncing  *rtl.Reg[bool]   // unmapping and writing back for a host phase
 
 	// Driver state machine.
 	fsm       *rtl.Reg[uint8]
@@ -417,6 +426,8 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 	}
 	d.faultLatency = d.latency
 	d.concurrent = sec.ConcurrentEviction
+	d.hostSync = sec.HostSync
+	d.dirtyEdits = make([]dirtyEdit, 0, len(s.TLBs)+1)
 	if sec.FaultTiming == config.FaultTimingReference {
 		// The menu's prefetcher when the run starts decides the unit; the
 		// oversubscription prefetcher may differ (then the count is as the
@@ -476,6 +487,8 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 	d.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
 	d.zeroCopy = rtl.NewReg[uint64](b, "zero_copy", 64, 0)
 	d.kernel = rtl.NewReg[uint16](b, "kernel", 16, 0)
+	d.dirty = rtl.NewVec[uint64](b, "dirty", (d.pages+63)/64, 64, 0)
+	d.syncing = rtl.NewFlag(b, "syncing", false)
 	// Only managed pages fault and move: every other page of the layout
 	// (cudaMalloc'd ones and the tails of the managed allocations' last
 	// regions, which the menu's prefetchers may pick) is fixed. Which pages
@@ -664,6 +677,9 @@ func (d *umDriver) Eval() {
 		if err := d.menu.Count(page, res.Write); err != nil {
 			panic(fmt.Sprintf("%s: %v", d.Path(), err))
 		}
+		if res.Write && d.hostSync && !r.PTE.Get().IsRemote() {
+			d.editDirty(page, true)
+		}
 		// Only a hit on a zero-copy mapping (a remote PTE) raises: a hit on
 		// a victim's local PTE between its unmapping and its shootdown is
 		// not one.
@@ -779,7 +795,7 @@ func (d *umDriver) Eval() {
 			if int(c)*pme.MaxPagesLimit >= d.hostPages[d.hostPhase.Q()] {
 				next = drvHostDone
 			}
-		case ev.Tag == evictTag && d.concurrent:
+		case ev.Tag == evictTag && d.concurrent && !d.syncing.Q():
 			// A write-back on its own lane has reached the host; the
 			// driver moved on when it started.
 		case ev.Tag == evictTag:
@@ -790,6 +806,9 @@ func (d *umDriver) Eval() {
 			r := int(ev.Tag)
 			page := int(d.runStart.At(r).Q()) + int(ev.Page)
 			setState(page, pageValid)
+			if d.hostSync {
+				d.editDirty(page, false) // arrives clean
+			}
 			landedRegion, landed = page/system.PagesPerRegion, true
 			d.updValid.Set(true)
 			d.updPage.Set(uint32(page))
@@ -817,9 +836,9 @@ func (d *umDriver) Eval() {
 			ph := d.host.Bits.Get()
 			d.hostPhase.Set(ph)
 			d.hostChunk.Set(0)
-			next = drvHostDone
-			if d.hostPages[ph] > 0 {
-				next = drvHostCmd
+			next = d.hostNext(ph)
+			if d.hostSync {
+				next = d.startSync(next)
 			}
 		case d.rescan.Q():
 			// The set of faults to handle changes only with the events
@@ -845,7 +864,7 @@ func (d *umDriver) Eval() {
 			d.evictCmd.Set(n)
 			d.evictLeft.Set(d.evictLeft.Q() - n)
 			next = drvEvictWait
-			if d.concurrent {
+			if d.concurrent && !d.syncing.Q() {
 				// The write-back goes on its own lane and its pages count
 				// as evicted when it starts (gpu-sim.cc:3134-3160: frames
 				// freed, page_evict_dirty counted); the next write-back
@@ -885,6 +904,7 @@ func (d *umDriver) Eval() {
 	if stateWord >= 0 {
 		d.table.At(stateWord).Set(stateVal)
 	}
+	d.applyDirty()
 	if landed {
 		d.resident.At(landedRegion).Set(d.resident.At(landedRegion).Q() + 1)
 	}
@@ -953,10 +973,85 @@ func (d *umDriver) afterUnmap() uint8 {
 	switch {
 	case d.evictLeft.Q() > 0:
 		return drvEvictCmd
+	case d.syncing.Q():
+		d.syncing.Set(false)
+		return d.hostNext(d.hostPhase.Q())
 	case d.runs.Q() > 0:
 		return drvFetchCmd
 	}
 	return drvIdle
+}
+
+// hostNext is the state that carries out host phase ph: reading its range
+// back, or reporting it done at once.
+func (d *umDriver) hostNext(ph uint16) uint8 {
+	if d.hostPages[ph] > 0 {
+		return drvHostCmd
+	}
+	return drvHostDone
+}
+
+// startSync begins the host synchronisation before a host phase, as the
+// simulator's cudaDeviceSynchronize (cuda_runtime_api.cc:2019-2063): every
+// dirty managed page still valid is copied back and invalidated (the menu
+// drops it; the driver unmaps it, shoots it down and writes it back, and
+// waits for the write-back). Clean pages stay valid. It returns the state
+// to go to: unmapping, or next when nothing is dirty.
+func (d *umDriver) startSync(next uint8) uint8 {
+	d.victims = d.victims[:0]
+	for w := 0; w < d.dirty.Len(); w++ {
+		for m := d.dirty.At(w).Q(); m != 0; m &= m - 1 {
+			if p := w*64 + bits.TrailingZeros64(m); d.pageState(p) == pageValid {
+				d.victims = append(d.victims, p)
+			}
+		}
+	}
+	if len(d.victims) == 0 {
+		return next
+	}
+	if err := d.menu.Invalidate(d.victims); err != nil {
+		panic(fmt.Sprintf("%s: %v", d.Path(), err))
+	}
+	d.syncing.Set(true)
+	d.runs.Set(0)
+	d.cursor.Set(0)
+	d.sent.Set(0)
+	return drvUnmap
+}
+
+// dirtyEdit is one word's change to the dirty bits in this cycle.
+type dirtyEdit struct {
+	word       int
+	set, clear uint64
+}
+
+// editDirty marks page dirty (a store hit its local PTE) or clean (it is
+// unmapped); a page unmapped in the cycle a store hits it ends clean.
+func (d *umDriver) editDirty(page int, dirty bool) {
+	w, bit := page/64, uint64(1)<<(page%64)
+	i := 0
+	for i < len(d.dirtyEdits) && d.dirtyEdits[i].word != w {
+		i++
+	}
+	if i == len(d.dirtyEdits) {
+		d.dirtyEdits = append(d.dirtyEdits, dirtyEdit{word: w})
+	}
+	if dirty {
+		d.dirtyEdits[i].set |= bit
+	} else {
+		d.dirtyEdits[i].clear |= bit
+	}
+}
+
+// applyDirty writes the cycle's dirty-bit changes, one write per word.
+func (d *umDriver) applyDirty() {
+	for _, e := range d.dirtyEdits {
+		w := d.dirty.At(e.word)
+		if v := (w.Q() | e.set) &^ e.clear; v != w.Q() {
+			w.Set(v)
+		}
+	}
+	d.dirtyEdits = d.dirtyEdits[:0]
 }
 
 // unmapStep works on the page under the cursor. A victim's PTE is made
@@ -980,6 +1075,9 @@ func (d *umDriver) unmapStep(setState func(page, st int), next *uint8) {
 				setState(page, pageRemote)
 				if d.reference != nil {
 					d.reference.Evicted(page)
+				}
+				if d.hostSync {
+					d.editDirty(page, false)
 				}
 				r := page / system.PagesPerRegion
 				d.resident.At(r).Set(d.resident.At(r).Q() - 1)

@@ -681,3 +681,42 @@ func TestUMConcurrentEviction(t *testing.T) {
 	assert.GreaterOrEqual(t, saved, uint64(194_118))
 	assert.LessOrEqual(t, saved, uint64(194_118+1_481+379))
 }
+
+// hostBetween runs scripts[0] as a kernel, then a host phase reading the
+// first 4 KB of allocation a, then scripts[1] as a second kernel.
+type hostBetween struct{ *regions }
+
+func (w hostBetween) Phases() []workload.Phase {
+	k := twoKernels(w).Phases()
+	a := w.allocs[0]
+	host := workload.Phase{Host: &workload.HostAccess{Alloc: a.Name, Ranges: [][2]uint64{{a.Base, a.Base + 4096}}}}
+	return []workload.Phase{k[0], host, k[1]}
+}
+
+// Host synchronisation (um.host_sync, cudaDeviceSynchronize in the
+// simulator): kernel 1 stores to page 0 of a (one fault; the tree brings
+// its 64 KB block, 16 pages) and reads page 1 of block 1 (a second fault,
+// 16 more pages). The host phase then writes back and invalidates the
+// dirty page, page 0 alone: 1 page evicted. Kernel 2 loads page 0 again:
+// a third fault, and the block's one missing page moves (1 page). With
+// host_sync = false the pages stay valid: two faults, 32 pages, nothing
+// evicted.
+func TestUMHostSyncInvalidatesDirtyPages(t *testing.T) {
+	for _, tc := range []struct {
+		sync                          string
+		faults, migrations, evictions uint64
+	}{
+		{"true", 3, 33, 1},
+		{"false", 2, 32, 0},
+	} {
+		t.Run("host_sync="+tc.sync, func(t *testing.T) {
+			wl := newRegions(1)
+			wl.scripts = [][]workload.Op{{wl.store(0, 0, 0), wl.load(0, 1, 1)}, {wl.load(0, 0, 0)}}
+			r, um := runMicro(t, microConfig(t, "um", 1, 100, "um.host_sync="+tc.sync), hostBetween{wl})
+			assert.Equal(t, tc.faults, r.FarFaults)
+			assert.Equal(t, tc.migrations, r.Migrations)
+			assert.Equal(t, tc.evictions, r.Evictions)
+			assert.Equal(t, 32, um.Menu().Space().Resident())
+		})
+	}
+}

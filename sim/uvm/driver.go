@@ -324,6 +324,23 @@ func (d *Driver) mustEvict(reads int) bool {
 	return ShouldEvict(d.space.capacity, d.space.resident, reads, 0, d.cfg.FreeBufferPercent)
 }
 
+// Invalidate drops resident pages without a round trip, as the
+// simulator's cudaDeviceSynchronize invalidates the dirty managed pages it
+// has copied back to the host (cuda_runtime_api.cc:2019-2063); their next
+// access faults. Pages not resident are ignored.
+func (d *Driver) Invalidate(pages []int) error {
+	for _, p := range pages {
+		if uint(p) >= uint(d.space.pages) {
+			return d.space.pageErr("Invalidate", p)
+		}
+		if d.space.IsResident(p) {
+			d.space.drop(p)
+			d.removed(p)
+		}
+	}
+	return nil
+}
+
 // pinAll adds delta to the pins of every faulting page: while a batch
 // evicts, the units its faults touch are not victims, as the simulator
 // reserves a page for every access in flight (gpu-sim.cc
