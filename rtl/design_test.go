@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/uvmmu/uvmmu/rtl"
@@ -202,4 +203,27 @@ func TestIdleSkipJumpsLongGaps(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, uint64(1_000_000_001), s.Cycle())
+}
+
+// A probe runs after the commit of every evaluated cycle: it sees the
+// registers' new values, reads them without a checked-mode error, and
+// sees each change in the same cycle with idle skipping on and off
+// (skipped cycles change nothing).
+func TestProbeSeesEveryEvaluatedCycle(t *testing.T) {
+	var fired [2][]uint64
+	for i, skip := range []bool{false, true} {
+		s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
+		a := newAlarm(s, 1000)
+		last := uint32(0)
+		s.Probe(func(c uint64) {
+			if n := a.fired.Q(); n != last {
+				fired[i] = append(fired[i], c)
+				last = n
+			}
+		})
+		s.Reset()
+		require.NoError(t, s.Run(5000))
+		require.NoError(t, s.Err())
+	}
+	assert.Equal(t, [2][]uint64{{1000}, {1000}}, fired)
 }
