@@ -243,7 +243,10 @@ func Names() []string {
 func New(name string, p Params) (Workload, error) {
 	gen, ok := generators[name]
 	if !ok {
-		return nil, fmt.Errorf("workload: unknown name %q; valid names: %s", name, strings.Join(Names(), ", "))
+		gen, ok = gritGenerators[name]
+	}
+	if !ok {
+		return nil, fmt.Errorf("workload: unknown name %q; valid names: %s", name, strings.Join(append(Names(), GRITNames()...), ", "))
 	}
 	scale := p.Scale
 	if scale == 0 {

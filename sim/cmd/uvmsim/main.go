@@ -58,7 +58,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-const commands = "commands: run, sweep, experiment, list, config, area (uvmsim COMMAND --help for flags)"
+const commands = "commands: run, sweep, experiment, list, config, area, grit-characterize (uvmsim COMMAND --help for flags)"
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -79,6 +79,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return configCmd(args[1:], stdout, stderr)
 	case "area":
 		return areaCmd(args[1:], stdout, stderr)
+	case "grit-characterize":
+		return gritCharacterizeCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, "usage: uvmsim COMMAND [flags];", commands)
 		return nil
