@@ -27,6 +27,7 @@ type Config struct {
 	PCIe     PCIe   `toml:"pcie"`
 	UM       UM     `toml:"um"`
 	UVMSmart UM     `toml:"uvmsmart"`
+	Adaptive UM     `toml:"adaptive"`
 	UVMMU    UVMMU  `toml:"uvmmu"`
 	Check    Check  `toml:"check"`
 }
@@ -34,7 +35,7 @@ type Config struct {
 // Run selects the experiment: workload, policy, memory pressure and seed.
 type Run struct {
 	Workload   string  `toml:"workload" doc:"built-in workload name (see uvmsim list)"`
-	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,uvmmu" doc:"migration policy"`
+	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,adaptive,uvmmu" doc:"migration policy"`
 	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in whole 2 MB regions (SPEC 2), the whole footprint at 100"`
 	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier (the footprint must fit memory.capacity_gb and the GMMU's 64 GB page table)"`
 	Seed       uint64  `toml:"seed" min:"0" max:"9223372036854775807" doc:"seed of every random choice (workload, LFSR seed derivation); a TOML integer, so at most 2^63-1 in a file, with --set and --seed alike"`
@@ -76,9 +77,10 @@ type PCIe struct {
 
 // UM is a fault-based UVM driver as the UVMSmart simulator models it: its
 // timing and its choices from the shared policy menu (SPEC 6.4, package
-// sim/uvm, docs/uvm-menu.md). The um policy reads the [um] section and the
-// uvmsmart policy the [uvmsmart] section; both sections have these keys and
-// differ only in their defaults. The allowed names are sim/uvm's
+// sim/uvm, docs/uvm-menu.md). The um policy reads the [um] section, the
+// uvmsmart policy the [uvmsmart] section and the adaptive policy the
+// [adaptive] section; the sections have these keys and differ only in
+// their defaults. The allowed names are sim/uvm's
 // (TestMenuNamesMatchSimUVM holds the tags to them).
 type UM struct {
 	FaultLatencyUs      float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"far-fault handling latency per fault batch entry"`
@@ -91,7 +93,17 @@ type UM struct {
 	Penalty             int     `toml:"penalty" limit:"uvm.Penalty" doc:"multiplicative migration penalty p once oversubscribed (UVMSmart Eq. 1)"`
 	FreeBufferPct       float64 `toml:"free_buffer_pct" limit:"uvm.FreeBufferPercent" doc:"percentage of managed GPU memory kept free by evicting ahead"`
 	RemoteLatencyCycles int     `toml:"remote_latency_cycles" min:"0" max:"100000" doc:"latency of one remote zero-copy access, before the line's transfer time on the link"`
+	FaultTiming         string  `toml:"fault_timing" oneof:"cycle,reference" doc:"far-fault timing: cycle (the fault latency in the cycle loop, faulting SM's TLB frozen) or reference (the UVMSmart simulator's -enable_accurate_simulation 0: no latency on the timeline, no freeze, distinct faulting pages x latency added to the total)"`
+	ConcurrentEviction  bool    `toml:"concurrent_eviction" doc:"write-backs on their own lane (the UVMSmart simulator's eviction and read queues): the fetch of the faulting page goes out while the victims travel to the host, and evicted pages count when their write-back starts; false waits for each write-back to reach the host first"`
+	HostSync            bool    `toml:"host_sync" doc:"before each host phase between kernels, write back and invalidate the dirty managed pages, as the UVMSmart simulator's cudaDeviceSynchronize does; false leaves them valid"`
+	SmartRuntime        bool    `toml:"smart_runtime" doc:"DATE'21 smart runtime (-enable_smart_runtime): on oversubscription classify each allocation's pattern; random or mixed -> zero-copy once oversubscribed + tree eviction, linear reuse -> tree eviction"`
 }
+
+// Fault timing modes of config.UM.FaultTiming.
+const (
+	FaultTimingCycle     = "cycle"
+	FaultTimingReference = "reference"
+)
 
 // Menu is the section's choice from the sim/uvm menu; the random
 // prefetcher and evictor draw from seed.
@@ -126,13 +138,32 @@ func umDefaults() UM {
 		FreeBufferPct:     m.FreeBufferPercent,
 		// UVMSmart Table I: remote (zero-copy) access 200 cycles.
 		RemoteLatencyCycles: 200,
+		FaultTiming:         FaultTimingCycle,
+		// gpu-sim.cc:3086-3177: write-backs and reads are separate queues,
+		// each with its own latency slot.
+		ConcurrentEviction: true,
+		// cuda_runtime_api.cc:2019-2063: cudaDeviceSynchronize copies the
+		// dirty managed pages back and invalidates them.
+		HostSync: true,
 	}
 }
 
-// uvmsmartDefaults is the UVMSmart adaptive scheme (UVMSmart Sections IV
-// and V): the baseline driver with remote zero-copy access under the
-// dynamic threshold of Eq. 1 and access-counter LFU 2 MB eviction.
+// uvmsmartDefaults is the runtime the UVMMU paper compares against, its
+// reference [5]: the DATE'21 adaptive framework, the baseline driver with
+// the smart runtime on (gpgpu-sim_UVMSmart -enable_smart_runtime 1,
+// gpu-sim.cc:2672-2833), which switches to zero-copy once oversubscribed
+// and tree-based eviction by the access patterns it detects.
 func uvmsmartDefaults() UM {
+	u := umDefaults()
+	u.SmartRuntime = true
+	return u
+}
+
+// adaptiveDefaults is the IPDPS'20 adaptive scheme (UVMSmart paper, seed
+// 001, Sections IV and V): the baseline driver with remote zero-copy
+// access under the dynamic threshold of Eq. 1 and access-counter LFU 2 MB
+// eviction.
+func adaptiveDefaults() UM {
 	u := umDefaults()
 	u.Remote = uvm.RemoteAdaptive
 	u.Eviction = uvm.EvictLFU2M
@@ -200,6 +231,7 @@ func Default() Config {
 		},
 		UM:       umDefaults(),
 		UVMSmart: uvmsmartDefaults(),
+		Adaptive: adaptiveDefaults(),
 		UVMMU: UVMMU{
 			DCQDepth:       64,  // SPEC 2
 			DCQThreshold:   32,  // SPEC 2

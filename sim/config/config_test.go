@@ -90,7 +90,7 @@ func TestErrorsNameTheKey(t *testing.T) {
 	ranges := []struct{ set, want string }{
 		{"gpu.sms=0", "gpu.sms = 0 out of range; allowed: 1..63"},
 		{"gpu.line_bytes=100", "gpu.line_bytes = 100 out of range; allowed: 32..4096, a power of two"},
-		{"run.policy=magic", `run.policy = "magic" out of range; allowed: one of ideal, um, uvmsmart, uvmmu`},
+		{"run.policy=magic", `run.policy = "magic" out of range; allowed: one of ideal, um, uvmsmart, adaptive, uvmmu`},
 		{"uvmmu.dcq_threshold=65", "uvmmu.dcq_threshold = 65 must not exceed uvmmu.dcq_depth = 64"},
 		{"run.oversub_pct=99", "run.oversub_pct = 99 out of range; allowed: 100..1000"},
 	}

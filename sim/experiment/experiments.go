@@ -17,6 +17,7 @@ import (
 const (
 	PolicyUM       = "um"
 	PolicyUVMSmart = "uvmsmart"
+	PolicyAdaptive = "adaptive"
 	PolicyUVMMU    = "uvmmu"
 )
 

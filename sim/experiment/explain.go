@@ -244,12 +244,17 @@ func (e evidence) explainOver(c *Check) string {
 			s += fmt.Sprintf("; UVMSmart takes %s of UM's time (its rows)", e.ratioOf(r, PolicyUVMSmart, PolicyUM, cycles).format("x", 2))
 		}
 		return s
-	case strings.HasPrefix(c.ID, "F4") || c.ID == "U1":
+	case strings.HasPrefix(c.ID, "F4"):
 		return fmt.Sprintf("UVMSmart serves %s loads zero-copy, migrates %s the 4 KB pages UM does and evicts %s as many; "+
-			"its run time is %s of UM's: LFU 2 MB evicts the region with the fewest counted accesses, often the one just fetched "+
-			"(docs/uvmsmart.md compares it with LRU 2 MB)",
+			"its run time is %s of UM's (docs/uvmsmart.md: what its runtime switches to, by workload)",
 			e.perWorkload(PolicyUVMSmart, r, remote).format("", 0), e.ratioOf(r, PolicyUVMSmart, PolicyUM, migrations).format("x", 2),
 			e.ratioOf(r, PolicyUVMSmart, PolicyUM, evictions).format("x", 2), e.ratioOf(r, PolicyUVMSmart, PolicyUM, cycles).format("x", 2))
+	case c.ID == "U1":
+		return fmt.Sprintf("adaptive serves %s loads zero-copy, migrates %s the 4 KB pages UM does and evicts %s as many; "+
+			"its run time is %s of UM's: LFU 2 MB evicts the region with the fewest counted accesses, often the one just fetched "+
+			"(docs/uvmsmart.md compares it with LRU 2 MB)",
+			e.perWorkload(PolicyAdaptive, u1Ratio, remote).format("", 0), e.ratioOf(u1Ratio, PolicyAdaptive, PolicyUM, migrations).format("x", 2),
+			e.ratioOf(u1Ratio, PolicyAdaptive, PolicyUM, evictions).format("x", 2), e.ratioOf(u1Ratio, PolicyAdaptive, PolicyUM, cycles).format("x", 2))
 	case c.ID == "F5":
 		best := e.over(func(w string) float64 {
 			rnd := e.result(w, PolicyUVMMU, r, EvictionKey+"="+EvictionVariants[0])

@@ -23,7 +23,7 @@ var approx = cmp.Options{cmpopts.EquateNaNs(), cmpopts.EquateApprox(1e-12, 0)}
 func testParams() Params {
 	return Params{
 		Workloads: []string{"hotspot", "ra"}, Scale: 1, Seed: 1,
-		Policies:  []string{PolicyUM, PolicyUVMSmart, PolicyUVMMU},
+		Policies:  []string{PolicyUM, PolicyUVMSmart, PolicyAdaptive, PolicyUVMMU},
 		Evictions: EvictionVariants,
 	}
 }

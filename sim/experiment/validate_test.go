@@ -28,8 +28,8 @@ func TestCheckStatusAndExplanation(t *testing.T) {
 }
 
 // TestValidateFromHandMadeRuns feeds the validation with runs whose UVMMU
-// speedup at 100% is exactly the paper's 1.59 and whose UVMSmart speedup
-// at 125% is 1.5 on ra (irregular) and 1.0 on hotspot (regular).
+// speedup at 100% is exactly the paper's 1.59 and whose adaptive speedup
+// at 125% (U1) is 1.5 on ra (irregular) and 1.0 on hotspot (regular).
 func TestValidateFromHandMadeRuns(t *testing.T) {
 	p := testParams()
 	cycles := func(s Spec) uint64 {
@@ -38,9 +38,9 @@ func TestValidateFromHandMadeRuns(t *testing.T) {
 			return 1000
 		case s.Policy == PolicyUM && len(s.Sets) == 0:
 			return 1590
-		case s.Policy == PolicyUVMSmart && s.OversubPct == 125 && s.Workload == "ra":
+		case s.Policy == PolicyAdaptive && s.OversubPct == 125 && s.Workload == "ra":
 			return 1060
-		case s.Policy == PolicyUVMSmart:
+		case s.Policy == PolicyUVMSmart, s.Policy == PolicyAdaptive:
 			return 1590
 		}
 		return 500

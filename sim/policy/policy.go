@@ -1,8 +1,9 @@
 // Package policy holds the migration policies of SPEC 6.4, each selected by
 // name: ideal (every page local), um (the fault-based NVIDIA UM baseline as
 // the UVMSmart simulator models it), uvmsmart (the same driver with the
-// UVMSmart adaptive scheme's menu) and uvmmu (the hardware migration path
-// with the Destination Allocator). A policy attaches its blocks behind the
+// DATE'21 smart runtime), adaptive (the same driver with the IPDPS'20
+// adaptive scheme's menu) and uvmmu (the hardware migration path with the
+// Destination Allocator). A policy attaches its blocks behind the
 // system's router (package system).
 package policy
 
@@ -15,13 +16,14 @@ import (
 )
 
 // Names lists the policies in the order uvmsim list shows them.
-func Names() []string { return []string{"ideal", "um", "uvmsmart", "uvmmu"} }
+func Names() []string { return []string{"ideal", "um", "uvmsmart", "adaptive", "uvmmu"} }
 
 // Describe is a one-line summary of each policy, for uvmsim list.
 var Describe = map[string]string{
 	"ideal":    "every page local from the start (upper bound)",
 	"um":       "fault-based NVIDIA UM: far faults, 45 us driver handling, TLB freeze, tree prefetcher, LRU 2 MB eviction",
-	"uvmsmart": "UVMSmart adaptive: the um driver with access counters, remote zero-copy for cold blocks (Eq. 1), LFU 2 MB eviction",
+	"uvmsmart": "UVMSmart runtime (DATE'21): the um driver classifying each allocation's pattern on oversubscription; zero-copy + tree eviction for random or mixed, tree eviction for linear reuse",
+	"adaptive": "UVMSmart adaptive (IPDPS'20): the um driver with access counters, remote zero-copy for cold blocks (Eq. 1), LFU 2 MB eviction",
 	"uvmmu":    "hardware migration: DA destination, PME page-group transfer critical page first, swap on oversubscription",
 }
 
@@ -34,6 +36,8 @@ func New(name string, cfg *config.Config) (system.Policy, error) {
 		return newUM(cfg), nil
 	case "uvmsmart":
 		return newUVMSmart(cfg), nil
+	case "adaptive":
+		return newAdaptive(cfg), nil
 	case "uvmmu":
 		return newUVMMU(cfg), nil
 	}

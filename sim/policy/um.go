@@ -16,8 +16,9 @@ import (
 // eviction and zero-copy decisions) attached to the system with one
 // section of the configuration: the um policy runs it with [um]
 // (defaults: tree prefetcher, LRU 2 MB eviction, no remote access: the
-// baseline), the uvmsmart policy with [uvmsmart] (uvmsmart.go). The data
-// moves through the same PME and PCIe link blocks as UVMMU's.
+// baseline), the uvmsmart policy with [uvmsmart] (uvmsmart.go), the
+// adaptive policy with [adaptive] (adaptive.go). The data moves through
+// the same PME and PCIe link blocks as UVMMU's.
 type UM struct {
 	cfg     *config.Config
 	name    string
@@ -30,7 +31,7 @@ type UM struct {
 
 func newUM(cfg *config.Config) *UM { return &UM{cfg: cfg, name: "um", section: &cfg.UM} }
 
-// Name is the policy's registry name: "um", or "uvmsmart".
+// Name is the policy's registry name: "um", "uvmsmart" or "adaptive".
 func (p *UM) Name() string { return p.name }
 
 // Attach maps every managed page remote (in host memory, host frame equal
@@ -68,10 +69,23 @@ func (p *UM) Attach(s *system.System) error {
 		LatencyCycles: p.cfg.Cycles(p.section.FaultLatencyUs),
 		FaultBuffer:   p.section.FaultBuffer,
 		HostPages:     hostPhasePages(s),
+		// The prefetcher when the run starts decides how much a counted
+		// fault requests; an oversubscription prefetcher that differs is
+		// counted as the first would request.
+		ReferenceTiming:    p.section.FaultTiming == config.FaultTimingReference,
+		FaultUnit:          uvm.FaultUnit(p.section.Prefetcher),
+		ConcurrentEviction: p.section.ConcurrentEviction,
+		HostSync:           p.section.HostSync,
 	}
 	ports := umdriver.Ports{
 		Remote: s.Router.Remote, Migrated: s.Router.Migrated, Update: s.GMMU.Update,
 		Cmd: p.PME.Cmd, Events: p.PME.Events, Host: s.Dispatcher.Host, HostDone: s.Dispatcher.HostDone,
+	}
+	if p.section.SmartRuntime {
+		if err := attachSmartRuntime(menu, l); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		ports.Launches = s.Dispatcher.Launch
 	}
 	ports.Inval, ports.InvalAck = invalPorts(s)
 	for _, t := range s.TLBs {
@@ -89,15 +103,38 @@ func (p *UM) Attach(s *system.System) error {
 	return nil
 }
 
-// Stats reports far faults, pages migrated and evicted, and link bytes.
+// attachSmartRuntime gives the menu a smart runtime whose data structures
+// are the layout's managed allocations.
+func attachSmartRuntime(menu *uvm.Driver, l *system.Layout) error {
+	var allocs []uvm.Allocation
+	for _, r := range l.Managed {
+		first := int(r.First*system.PagesPerGroup-l.BaseVPN) / uvm.PagesPerBlock
+		allocs = append(allocs, uvm.Allocation{FirstBlock: first, Blocks: r.Count * system.PagesPerGroup / uvm.PagesPerBlock})
+	}
+	rt, err := uvm.NewSmartRuntime(menu.Space().Blocks(), allocs)
+	if err != nil {
+		return err
+	}
+	return menu.AttachSmartRuntime(rt)
+}
+
+// Stats reports far faults and their time, pages migrated and evicted,
+// and link bytes. Under um.fault_timing = "reference" the fault time is
+// added to the run's cycles.
 func (p *UM) Stats() system.PolicyStats {
 	d := p.driver
+	var added uint64
+	if d.Config().ReferenceTiming {
+		added = d.FaultCycles()
+	}
 	return system.PolicyStats{
-		FarFaults:    d.Faults(),
-		Migrations:   d.Migrations(),
-		Evictions:    d.Evictions(),
-		PCIeH2DBytes: p.Link.H2D.Stats().Bytes,
-		PCIeD2HBytes: p.Link.D2H.Stats().Bytes,
+		FaultCycles:      d.FaultCycles(),
+		AddedFaultCycles: added,
+		FarFaults:        d.Faults(),
+		Migrations:       d.Migrations(),
+		Evictions:        d.Evictions(),
+		PCIeH2DBytes:     p.Link.H2D.Stats().Bytes,
+		PCIeD2HBytes:     p.Link.D2H.Stats().Bytes,
 	}
 }
 

@@ -2,34 +2,19 @@ package policy
 
 import "github.com/uvmmu/uvmmu/sim/config"
 
-// newUVMSmart is the adaptive scheme of the UVMSmart paper (seed 001,
-// Section IV): the UM driver (um.go) with the [uvmsmart] section of the
-// configuration, whose defaults are
-//
-//   - access counters per 64 KB basic block, a 27-bit count and a 5-bit
-//     round-trip count, each halved in every block when one saturates
-//     (Section IV, "Access Counter Maintenance"), counting every access at
-//     its L1 TLB hit, local or remote (the driver taps the TLBs' response
-//     ports; sim/uvm Counters, the functional mirror of blocks/accessctr);
-//   - remote zero-copy access for cold blocks under the dynamic threshold
-//     of Eq. 1 (uvmsmart.remote = "adaptive", t_s =
-//     uvmsmart.migrate_threshold = 8, p = uvmsmart.penalty = 2; Table I);
-//     the comparison variants of Section VI are uvmsmart.remote = "always"
-//     (t_s from the start) and "oversub" (t_s once oversubscribed);
-//   - access-counter LFU eviction over 2 MB large pages that prefers
-//     read-only blocks and falls back to LRU on equal counts
-//     (uvmsmart.eviction = "lfu2m", Section IV, "Access Counter Based Page
-//     Replacement");
-//   - the tree-based neighbourhood prefetcher before and after
-//     oversubscription (Section II-B).
-//
-// The counters are the sim/uvm mirror rather than the blocks/accessctr
-// block: the block's Inc port takes one access per cycle with
-// back-pressure, while the L1 TLBs hit up to one page per SM per cycle and
-// a tap cannot be held back, so driving the block would need a queue that
-// the paper's hardware does not have. The mirror's words equal the
-// block's for the same accesses (sim/uvm TestCountersMirrorTheHardwareBlock).
-// See docs/uvmsmart.md.
+// newUVMSmart is the runtime the UVMMU paper compares against (its
+// reference [5], the DATE'21 adaptive framework; gpgpu-sim_UVMSmart
+// -enable_smart_runtime 1): the UM driver (um.go) with the [uvmsmart]
+// section of the configuration, whose defaults are the baseline's (tree
+// prefetcher, LRU 2 MB eviction, no remote access) with
+// uvmsmart.smart_runtime = true. Every fault batch's 64 KB blocks are
+// logged per kernel and managed allocation (sim/uvm SmartRuntime); each
+// time a batch has to evict, the allocations' patterns are classified and
+// the driver switches, for good, to zero-copy once oversubscribed (remote
+// mode oversub, t_s = uvmsmart.migrate_threshold) and tree-based
+// neighbourhood eviction (lrutree) when any allocation is random or mixed,
+// or to tree-based eviction alone when one reuses linearly
+// (gpu-sim.cc:2672-2833, 3101-3104, 3769-3770). See docs/uvmsmart.md.
 func newUVMSmart(cfg *config.Config) *UM {
 	return &UM{cfg: cfg, name: "uvmsmart", section: &cfg.UVMSmart}
 }

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -261,7 +262,7 @@ func TestAdaptiveThresholdGrowsWithOccupancy(t *testing.T) {
 	ops = append(ops, wl.load(0, 8, 0), wl.load(0, 8, 1))
 	ops = append(ops, wl.load(0, 16, 0), wl.load(0, 16, 1), wl.load(0, 16, 2))
 	wl.scripts = [][]workload.Op{ops}
-	r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100), wl)
+	r, um := runMicro(t, microConfig(t, "adaptive", 1, 100), wl)
 	assert.Equal(t, uint64(3), um.ZeroCopyMappings())
 	assert.Equal(t, uint64(6), r.FarFaults)
 	assert.Equal(t, uint64(512), r.Migrations)
@@ -275,7 +276,7 @@ func TestAdaptiveThresholdGrowsWithOccupancy(t *testing.T) {
 // result for the same seed.
 func TestUVMSmartIrregularRunIsDeterministic(t *testing.T) {
 	cfg := config.Default()
-	cfg.Run.Policy, cfg.Run.Workload, cfg.Run.OversubPct, cfg.Run.Scale = "uvmsmart", "ra", 125, 0.5
+	cfg.Run.Policy, cfg.Run.Workload, cfg.Run.OversubPct, cfg.Run.Scale = "adaptive", "ra", 125, 0.5
 	cfg.Check.Invariants = true
 	run := func() (system.Result, uint64) {
 		p, err := policy.New(cfg.Run.Policy, &cfg)
@@ -298,7 +299,7 @@ func TestUVMSmartIrregularRunIsDeterministic(t *testing.T) {
 	assert.Empty(t, cmp.Diff(a, b, ignoreWall))
 }
 
-// The menu keys' allowed names are sim/uvm's, in both policy sections.
+// The menu keys' allowed names are sim/uvm's, in every policy section.
 func TestMenuNamesMatchSimUVM(t *testing.T) {
 	want := map[string][]string{
 		"prefetcher":         uvm.PrefetcherNames(),
@@ -317,10 +318,14 @@ func TestMenuNamesMatchSimUVM(t *testing.T) {
 	assert.Empty(t, want, "menu keys missing from config.UM")
 	def := config.Default()
 	assert.Equal(t, uvm.DefaultConfig(), def.UM.Menu(1), "um defaults are the sim/uvm baseline")
-	smart := def.UVMSmart.Menu(1)
-	assert.Equal(t, uvm.RemoteAdaptive, smart.Remote)
-	assert.Equal(t, uvm.EvictLFU2M, smart.Evictor)
-	assert.Equal(t, uvm.PrefetchTree, smart.Prefetcher)
+	adaptive := def.Adaptive.Menu(1)
+	assert.Equal(t, uvm.RemoteAdaptive, adaptive.Remote)
+	assert.Equal(t, uvm.EvictLFU2M, adaptive.Evictor)
+	assert.Equal(t, uvm.PrefetchTree, adaptive.Prefetcher)
+	// uvmsmart starts as the baseline; its smart runtime switches later.
+	assert.Equal(t, uvm.DefaultConfig(), def.UVMSmart.Menu(1))
+	assert.True(t, def.UVMSmart.SmartRuntime)
+	assert.False(t, def.UM.SmartRuntime || def.Adaptive.SmartRuntime)
 }
 
 // Idle skipping changes nothing but speed under uvmsmart, whose driver
@@ -346,7 +351,7 @@ func TestUVMSmartIdleSkippingIsExact(t *testing.T) {
 		Counts         []uint32
 	}
 	run := func(skip bool) outcome {
-		cfg := microConfig(t, "uvmsmart", 4, 150, "uvmsmart.remote=oversub", "uvmsmart.fault_latency_us=1")
+		cfg := microConfig(t, "adaptive", 4, 150, "adaptive.remote=oversub", "adaptive.fault_latency_us=1")
 		cfg.Check.SkipIdle = skip
 		r, um := runMicro(t, cfg, wl)
 		r.WallSeconds, r.SimCyclesPerSecond, r.WarpInstrPerSecond, r.EvaluatedCycles = 0, 0, 0, 0
@@ -394,7 +399,7 @@ func TestWriteMigratesWhereReadIsRemote(t *testing.T) {
 				access = wl.store(0, 16, 0)
 			}
 			wl.scripts = [][]workload.Op{append(wl.touch(0, 0, 1, 2, 4), access)}
-			r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100), wl)
+			r, um := runMicro(t, microConfig(t, "adaptive", 1, 100), wl)
 			assert.Equal(t, tc.remote, um.ZeroCopyMappings())
 			assert.Equal(t, tc.faults, r.FarFaults)
 			assert.Equal(t, tc.migr, r.Migrations)
@@ -437,7 +442,7 @@ func TestZeroCopyReadThenWriteMigrates(t *testing.T) {
 				second = wl.store(0, 0, 0)
 			}
 			wl.scripts = [][]workload.Op{{wl.load(0, 0, 0), second}}
-			r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 100, "uvmsmart.remote=always"), wl)
+			r, um := runMicro(t, microConfig(t, "adaptive", 1, 100, "adaptive.remote=always"), wl)
 			assert.Equal(t, uint64(1), um.ZeroCopyMappings())
 			assert.Equal(t, tc.faults, r.FarFaults)
 			assert.Equal(t, tc.migr, r.Migrations)
@@ -521,4 +526,197 @@ func TestZeroCopyHitsRaiseMigration(t *testing.T) {
 	assert.Equal(t, uint64(16), r.Migrations)
 	assert.Equal(t, []int{0}, residentBlocks(t, um, 0))
 	assert.Equal(t, uint32(5), um.Menu().Counters().Get(0).Count)
+}
+
+// Pages outside every managed allocation never move, in a run started by
+// System.Run (which resets every register). A managed allocation a of
+// 1.5 MB, blocks 0-23 of its 2 MB region, whose blocks 24-31 are the
+// tail before the next allocation's region (b, never touched). The fill sequence (blocks 0, 1, 2, 4, 8, 16) makes the
+// tree prefetcher plan the whole region with the sixth fault (node{0-31}
+// holds 256 + 16 = 272 of 512 pages, more than half: blocks 17-31 come
+// too), but only the allocation's pages move: blocks 0-15 (256 pages),
+// block 16 (16) and blocks 17-23 (7 * 16 = 112), 384 pages in all, from
+// six far faults; the invariants hold throughout (microConfig checks them).
+func TestUMTailOfLastRegionNeverMoves(t *testing.T) {
+	wl := &regions{drain: drain, allocs: []workload.Alloc{
+		{Name: "a", Bytes: 24 * workload.RegionBytes / 32, Kind: workload.Managed},
+		{Name: "b", Bytes: workload.RegionBytes, Kind: workload.Managed},
+	}}
+	workload.Layout(wl.allocs)
+	wl.scripts = [][]workload.Op{wl.touch(0, fillSequence...)}
+	r, um := runMicro(t, microConfig(t, "um", 1, 100), wl)
+	assert.Equal(t, uint64(6), r.FarFaults)
+	assert.Equal(t, uint64(384), r.Migrations)
+	assert.Equal(t, uint64(384*4096), r.PCIeH2DBytes)
+	require.NoError(t, um.Check())
+}
+
+// Reference fault timing (um.fault_timing = "reference") on the tree
+// prefetcher's worked example (TestUMTreePrefetcherFarFaults): one warp
+// touches blocks 0, 1, 2, 4 and 8 one load at a time, so five pages fault,
+// none of them requested before (blocks 3, 5-7 and 9-15 come as
+// prefetches and are never touched). Five faults, as under cycle timing,
+// and the same 256 pages move. The fault latency is 45 us = 66,645 cycles;
+// under cycle timing each fault spends it on the timeline before its
+// transfer (the driver takes it up in cycle t and plans at t + 66,645),
+// under reference timing none does (it plans at t + 1, the driver's state
+// change) and 5 * 66,645 = 333,225 cycles are added after the run.
+// Nothing else differs, so
+//
+//	reference timeline = cycle timeline - 5 * 66,644
+//	reference cycles   = reference timeline + 333,225 = cycle cycles + 5.
+func TestUMReferenceFaultTiming(t *testing.T) {
+	wl := newRegions(1)
+	wl.scripts = [][]workload.Op{wl.touch(0, 0, 1, 2, 4, 8)}
+	cyc, _ := runMicro(t, microConfig(t, "um", 1, 100), wl)
+	ref, _ := runMicro(t, microConfig(t, "um", 1, 100, "um.fault_timing=reference"), wl)
+	const latency = 66_645
+	assert.Equal(t, uint64(5), cyc.FarFaults)
+	assert.Equal(t, uint64(5), ref.FarFaults)
+	assert.Equal(t, uint64(5*latency), cyc.FaultCycles)
+	assert.Equal(t, uint64(5*latency), ref.FaultCycles)
+	assert.Equal(t, cyc.Cycles, cyc.TimelineCycles)
+	assert.Equal(t, ref.TimelineCycles+5*latency, ref.Cycles)
+	assert.Equal(t, cyc.TimelineCycles-5*(latency-1), ref.TimelineCycles)
+	assert.Equal(t, cyc.Cycles+5, ref.Cycles)
+	assert.Equal(t, cyc.Migrations, ref.Migrations)
+}
+
+// The smart runtime of uvmsmart (DATE'21) switches only when a batch has
+// to evict, by the patterns of the blocks transferred so far. Three 2 MB
+// allocations a, b, c at 150% (room for two regions), one warp:
+//
+//   - linear: a and b filled with the fill sequence (batches of blocks
+//     {0}, {1}, {2-3}, {4-7}, {8-15}, {16-31}: ascending), then c's block 0
+//     evicts a region. Every allocation is linear without reuse: nothing
+//     switches (LRU 2 MB, no remote access).
+//   - random: a's blocks 16 then 0 first (block 0 after block 16: random),
+//     then the same. a is random: the batch that evicts switches to
+//     zero-copy once oversubscribed and tree-based eviction.
+func TestUVMSmartRuntimeSwitchesOnPattern(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		first    []int
+		remote   string
+		evictor  string
+		zeroCopy bool
+	}{
+		{"linear", fillSequence, uvm.RemoteOff, uvm.EvictLRU2M, false},
+		{"random", append([]int{16, 0}, fillSequence...), uvm.RemoteOversub, uvm.EvictLRUTree, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wl := newRegions(3)
+			ops := append(wl.touch(0, tc.first...), wl.touch(1, fillSequence...)...)
+			wl.scripts = [][]workload.Op{append(ops, wl.touch(2, 0)...)}
+			r, um := runMicro(t, microConfig(t, "uvmsmart", 1, 150), wl)
+			require.NotNil(t, um.Menu().SmartRuntime())
+			assert.Equal(t, tc.remote, um.Menu().Config().Remote)
+			assert.Equal(t, tc.evictor, um.Menu().Evictor().Name())
+			assert.True(t, um.Menu().Oversubscribed())
+			assert.Positive(t, r.Evictions)
+			if tc.zeroCopy {
+				assert.Equal(t, uvm.Random, um.Menu().SmartRuntime().Pattern(0))
+			} else {
+				assert.Equal(t, uvm.Linear, um.Menu().SmartRuntime().Pattern(0))
+			}
+		})
+	}
+}
+
+// twoKernels runs scripts[0] as a first kernel and scripts[1] as a second,
+// one warp each.
+type twoKernels struct{ *regions }
+
+func (w twoKernels) Phases() []workload.Phase {
+	var ph []workload.Phase
+	for i, ops := range w.scripts {
+		ops := append(ops, w.drain)
+		ph = append(ph, workload.Phase{Kernel: &workload.Kernel{Name: fmt.Sprintf("k%d", i), Blocks: 1, ThreadsPerBlock: workload.WarpSize,
+			NewWarp: func(int, int) workload.WarpStream { return workload.Replay(ops) }}})
+	}
+	return ph
+}
+
+// Kernel boundaries reach the smart runtime (tapped from the launch
+// ports). At 150% (two regions of room): kernel 1 fills a and b with the
+// fill sequence (linear); kernel 2 fills c (its block 0 evicts a, LRU) and
+// then reads a's block 0 again (evicts b). a's block 0 is a block kernel 1
+// transferred: kernel 2's sequence for a is linear with reuse, and linear
+// then linear-reuse is linear-reuse: tree eviction, no zero-copy. Seen as
+// one kernel, block 0 after block 31 would be random with reuse and switch
+// zero-copy on.
+func TestUVMSmartRuntimeSeesKernelBoundaries(t *testing.T) {
+	wl := newRegions(3)
+	wl.scripts = [][]workload.Op{
+		append(wl.touch(0, fillSequence...), wl.touch(1, fillSequence...)...),
+		append(wl.touch(2, fillSequence...), wl.touch(0, 0)...),
+	}
+	_, um := runMicro(t, microConfig(t, "uvmsmart", 1, 150), twoKernels{wl})
+	assert.Equal(t, uvm.LinearReuse, um.Menu().SmartRuntime().Pattern(0))
+	assert.Equal(t, uvm.Linear, um.Menu().SmartRuntime().Pattern(2))
+	assert.Equal(t, uvm.RemoteOff, um.Menu().Config().Remote)
+	assert.Equal(t, uvm.EvictLRUTree, um.Menu().Evictor().Name())
+}
+
+// Concurrent eviction (um.concurrent_eviction, the simulator's separate
+// write-back and read queues): three 2 MB allocations at 150% (room for
+// two regions); one warp fills a and b, then reads c's block 0, whose
+// batch evicts a (LRU 2 MB, 512 pages). Serially the fetch of c's block
+// waits for a's write-back to reach the host; concurrently it goes out at
+// once, so the run is shorter by at least the write-back's wire time,
+// 512 pages * 4,096 B * 1481 / 16,000 cycles per byte (16 GB/s at
+// 1481 MHz) = 194,117.6 cycles, and by at most that plus the flush's
+// round trip (1 us = 1,481 cycles) and one page's wire time (379 cycles)
+// the two commands share on the device-to-host lane (measured: 195,237).
+// Both runs evict the same 512 pages.
+func TestUMConcurrentEviction(t *testing.T) {
+	wl := newRegions(3)
+	wl.scripts = [][]workload.Op{append(append(wl.touch(0, fillSequence...), wl.touch(1, fillSequence...)...), wl.touch(2, 0)...)}
+	serial, _ := runMicro(t, microConfig(t, "um", 1, 150, "um.concurrent_eviction=false"), wl)
+	concurrent, _ := runMicro(t, microConfig(t, "um", 1, 150), wl)
+	assert.Equal(t, uint64(512), serial.Evictions)
+	assert.Equal(t, uint64(512), concurrent.Evictions)
+	assert.Equal(t, serial.Migrations, concurrent.Migrations)
+	saved := serial.Cycles - concurrent.Cycles
+	assert.GreaterOrEqual(t, saved, uint64(194_118))
+	assert.LessOrEqual(t, saved, uint64(194_118+1_481+379))
+}
+
+// hostBetween runs scripts[0] as a kernel, then a host phase reading the
+// first 4 KB of allocation a, then scripts[1] as a second kernel.
+type hostBetween struct{ *regions }
+
+func (w hostBetween) Phases() []workload.Phase {
+	k := twoKernels(w).Phases()
+	a := w.allocs[0]
+	host := workload.Phase{Host: &workload.HostAccess{Alloc: a.Name, Ranges: [][2]uint64{{a.Base, a.Base + 4096}}}}
+	return []workload.Phase{k[0], host, k[1]}
+}
+
+// Host synchronisation (um.host_sync, cudaDeviceSynchronize in the
+// simulator): kernel 1 stores to page 0 of a (one fault; the tree brings
+// its 64 KB block, 16 pages) and reads page 1 of block 1 (a second fault,
+// 16 more pages). The host phase then writes back and invalidates the
+// dirty page, page 0 alone: 1 page evicted. Kernel 2 loads page 0 again:
+// a third fault, and the block's one missing page moves (1 page). With
+// host_sync = false the pages stay valid: two faults, 32 pages, nothing
+// evicted.
+func TestUMHostSyncInvalidatesDirtyPages(t *testing.T) {
+	for _, tc := range []struct {
+		sync                          string
+		faults, migrations, evictions uint64
+	}{
+		{"true", 3, 33, 1},
+		{"false", 2, 32, 0},
+	} {
+		t.Run("host_sync="+tc.sync, func(t *testing.T) {
+			wl := newRegions(1)
+			wl.scripts = [][]workload.Op{{wl.store(0, 0, 0), wl.load(0, 1, 1)}, {wl.load(0, 0, 0)}}
+			r, um := runMicro(t, microConfig(t, "um", 1, 100, "um.host_sync="+tc.sync), hostBetween{wl})
+			assert.Equal(t, tc.faults, r.FarFaults)
+			assert.Equal(t, tc.migrations, r.Migrations)
+			assert.Equal(t, tc.evictions, r.Evictions)
+			assert.Equal(t, 32, um.Menu().Space().Resident())
+		})
+	}
 }

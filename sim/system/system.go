@@ -60,6 +60,11 @@ type PolicyStats struct {
 	Evictions    uint64 // 4 KB pages written back GPU to host
 	PCIeH2DBytes uint64
 	PCIeD2HBytes uint64
+
+	// FaultCycles is the far faults' handling time; AddedFaultCycles the
+	// part of it that is not on the timeline and is added to the run's
+	// cycles (um.fault_timing = "reference").
+	FaultCycles, AddedFaultCycles uint64
 }
 
 // System is the composed GPU: its rtl simulator, the blocks of the
@@ -258,6 +263,12 @@ type Result struct {
 	PCIeD2HBytes   uint64 `json:"pcie_d2h_bytes"`
 	RemoteAccesses uint64 `json:"remote_accesses"`
 
+	// FaultCycles is the far faults' handling time. TimelineCycles is the
+	// cycles simulated; Cycles adds the fault time a policy keeps off the
+	// timeline (um.fault_timing = "reference").
+	FaultCycles    uint64 `json:"fault_cycles"`
+	TimelineCycles uint64 `json:"timeline_cycles"`
+
 	FootprintBytes  uint64 `json:"footprint_bytes"`
 	GPUMemoryBytes  uint64 `json:"gpu_memory_bytes"`
 	ManagedCapacity uint64 `json:"managed_capacity_bytes"`
@@ -385,8 +396,10 @@ func (s *System) result(p Policy, wall float64) Result {
 	r.FarFaults, r.Migrations, r.Evictions = ps.FarFaults, ps.Migrations, ps.Evictions
 	r.PCIeH2DBytes, r.PCIeD2HBytes = ps.PCIeH2DBytes, ps.PCIeD2HBytes
 	r.RemoteAccesses = s.Memory.RemoteLoads()
+	r.FaultCycles, r.TimelineCycles = ps.FaultCycles, r.Cycles
+	r.Cycles += ps.AddedFaultCycles
 	if wall > 0 {
-		r.SimCyclesPerSecond = float64(r.Cycles) / wall
+		r.SimCyclesPerSecond = float64(r.TimelineCycles) / wall
 		r.WarpInstrPerSecond = float64(r.WarpInstructions) / wall
 	}
 	return r

@@ -46,8 +46,6 @@ func (d *Driver) Check(read func(vpn uint64) pte.PTE) error {
 				if !e.IsRemote() || e.Frame() != base+uint64(page) {
 					return fmt.Errorf("page %#x is in host memory but its PTE is %#x", base+uint64(page), uint64(e))
 				}
-			case pageFixed:
-				return fmt.Errorf("managed page %#x is marked unmanaged", base+uint64(page))
 			}
 		}
 	}

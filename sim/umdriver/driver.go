@@ -62,6 +62,7 @@ package umdriver
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/uvmmu/uvmmu/blocks/accessctr"
 	"github.com/uvmmu/uvmmu/blocks/migrate"
@@ -89,6 +90,9 @@ type Ports struct {
 	Events    *rtl.Decoupled[pme.Event]
 	Host      *rtl.Decoupled[uint16] // in: a host phase starts
 	HostDone  *rtl.Decoupled[uint16] // out: its read-back is over
+	// Launches are tapped for the kernel boundaries the menu's smart
+	// runtime needs (the dispatcher's launch ports); nil without it.
+	Launches []*rtl.Decoupled[gpu.Launch]
 }
 
 // Config is the address space the driver manages and its parameters.
@@ -106,6 +110,24 @@ type Config struct {
 	// HostPages is, per host phase, the pages it reads back (0 for a
 	// kernel).
 	HostPages []int
+	// ReferenceTiming is um.fault_timing = "reference", the UVMSmart
+	// simulator's -enable_accurate_simulation 0: no fault latency on the
+	// timeline, no TLB freeze; faults are counted as the simulator counts
+	// them (sim/uvm FaultCount), FaultUnit pages requested per counted
+	// fault, and FaultCycles are added to the run's cycles afterwards
+	// (gpu-sim.cc:116-126).
+	ReferenceTiming bool
+	FaultUnit       int
+	// ConcurrentEviction (um.concurrent_eviction): a write-back goes on its
+	// own lane and the fetch is handed to the PME right after it, as the
+	// simulator's write-back and read queues each have their own latency
+	// slot (gpu-sim.cc:3086-3305); evicted pages count when their
+	// write-back starts. False waits for each write-back to reach the host.
+	ConcurrentEviction bool
+	// HostSync (um.host_sync): before a host phase, the dirty managed
+	// pages are written back and invalidated, as the simulator's
+	// cudaDeviceSynchronize does (cuda_runtime_api.cc:2019-2063).
+	HostSync bool
 }
 
 // Validate names the first parameter outside its range.
@@ -129,6 +151,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("umdriver: HostPages[%d] = %d is negative", i, p)
 		}
 	}
+	if c.ReferenceTiming && c.FaultUnit != 1 && c.FaultUnit != uvm.PagesPerBlock {
+		return fmt.Errorf("umdriver: FaultUnit %d is not 1 or %d", c.FaultUnit, uvm.PagesPerBlock)
+	}
 	return nil
 }
 
@@ -138,7 +163,8 @@ const (
 	pageInFlight = 1
 	pageValid    = 2
 	// pageFixed: cudaMalloc'd, or outside every allocation (the tail of an
-	// allocation's last 2 MB region): never faults, never moves.
+	// allocation's last 2 MB region): never faults, never moves. It is
+	// never stored in the table; pageState derives it from the layout.
 	pageFixed = 3
 )
 
@@ -181,6 +207,17 @@ type Driver struct {
 
 	cfg     Config
 	regions int
+	// managed: per page, in a managed allocation. Wiring from the layout,
+	// not state: the table's registers are reset at every run's start
+	// (rtl Sim.Reset), so a mark kept there would not survive it.
+	managed []uint64
+	// latency is the fault latency on the timeline: 0 under reference
+	// timing, whose faults reference counts.
+	latency   uint64
+	reference *uvm.FaultCount
+	// dirtyEdits gathers one cycle's changes to the dirty bits, one entry
+	// per word, applied in finishCycle.
+	dirtyEdits []dirtyEdit
 
 	// Shared parts: the page-table write arbiter, the TLB shootdown, the
 	// host read-back.
@@ -209,6 +246,8 @@ type Driver struct {
 	zcMapped *rtl.Vec[uint64] // per page: a zero-copy reply installed its remote PTE in a TLB
 	raised   *rtl.Vec[uint64] // per page: an entryPromote for it is in the fault buffer
 	resident *rtl.Vec[uint16] // valid pages per large page
+	dirty    *rtl.Vec[uint64] // per page: stored to since it arrived (HostSync)
+	kernel   *rtl.Reg[uint16] // the kernel last launched (Launches)
 
 	// Driver state machine.
 	fsm       *rtl.Reg[uint8]
@@ -224,6 +263,8 @@ type Driver struct {
 	runNext   *rtl.Reg[uint16] // next run to hand to the PME
 	runIssued *rtl.Reg[uint16] // runs handed to the PME
 	runLanded *rtl.Reg[uint16] // runs whose last page is in
+	syncing   *rtl.Reg[bool]   // unmapping and writing back for a host phase
+	afterSync *rtl.Reg[uint8]  // the host phase's state once the sync is done
 
 	// Reply: the entry offered to the router, and whether it carries the
 	// remote PTE (a zero-copy access to a page still in host memory).
@@ -330,20 +371,30 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Drive
 	d.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	d.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
 	d.zeroCopy = rtl.NewReg[uint64](b, "zero_copy", 64, 0)
+	d.dirty = rtl.NewVec[uint64](b, "dirty", (cfg.Pages+63)/64, 64, 0)
+	d.kernel = rtl.NewReg[uint16](b, "kernel", 16, 0)
+	d.syncing = rtl.NewFlag(b, "syncing", false)
+	d.afterSync = rtl.NewReg[uint8](b, "after_sync", 4, drvIdle)
+	d.dirtyEdits = make([]dirtyEdit, 0, len(p.Responses)+2)
+	d.latency = cfg.LatencyCycles
+	if cfg.ReferenceTiming {
+		var err error
+		if d.reference, err = uvm.NewFaultCount(cfg.Pages, cfg.FaultUnit); err != nil {
+			return nil, err
+		}
+		d.latency = 0
+	}
 	d.writer = migrate.NewPTEWriter(b, p.Update)
 	d.shoot = migrate.NewShootdown(b, p.Inval, p.InvalAck)
 	d.host = migrate.NewHostReadBack(b, p.Host, p.HostDone, cfg.HostPages)
 	// Only managed pages fault and move: every other page of the layout
 	// (cudaMalloc'd ones and the tails of the managed allocations' last
 	// regions, which the menu's prefetchers may pick) is fixed.
-	for w := 0; w < d.table.Len(); w++ {
-		d.table.At(w).Poke(^uint64(0))
-	}
+	d.managed = make([]uint64, (cfg.Pages+63)/64)
 	for _, r := range cfg.Managed {
 		lo := int(r.First*system.PagesPerGroup - cfg.BaseVPN)
 		for p := lo; p < lo+r.Count*system.PagesPerGroup; p++ {
-			w := d.table.At(p / 32)
-			w.Poke(w.Q() &^ (3 << (2 * (p % 32))))
+			d.managed[p/64] |= 1 << (p % 64)
 		}
 	}
 	p.Remote.Consumer(b)
@@ -352,6 +403,9 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Drive
 	p.Events.Consumer(b)
 	for _, r := range p.Responses {
 		b.Listen(r.Valid, r.Ready, r.Bits, r.PTE)
+	}
+	for _, l := range p.Launches {
+		b.Listen(l.Valid, l.Ready, l.Bits)
 	}
 	return d, nil
 }
@@ -363,8 +417,20 @@ func (d *Driver) Config() Config { return d.cfg }
 // oversubscription.
 func (d *Driver) Menu() *uvm.Driver { return d.menu }
 
-// Faults counts the far faults handled (each with its latency).
-func (d *Driver) Faults() uint64 { return d.faults.Q() }
+// Faults counts the far faults: those handled, each with its latency on
+// the timeline, or under reference timing those counted as the UVMSmart
+// simulator counts them (sim/uvm FaultCount).
+func (d *Driver) Faults() uint64 {
+	if d.reference != nil {
+		return d.reference.Count()
+	}
+	return d.faults.Q()
+}
+
+// FaultCycles is the far faults' time: Faults times the fault latency.
+// Under reference timing it is not on the timeline and belongs added to
+// the run's cycles (gpu-sim.cc:116-126).
+func (d *Driver) FaultCycles() uint64 { return d.Faults() * d.cfg.LatencyCycles }
 
 // Migrations counts the 4 KB pages moved to the GPU.
 func (d *Driver) Migrations() uint64 { return d.migrations.Q() }
@@ -382,6 +448,9 @@ func (d *Driver) Waiting() int { return int(d.waiting.Q()) }
 func (d *Driver) State() int { return int(d.fsm.Q()) }
 
 func (d *Driver) pageState(page int) int {
+	if d.managed[page/64]>>(page%64)&1 == 0 {
+		return pageFixed
+	}
 	return int(d.table.At(page/32).Q() >> (2 * (page % 32)) & 3)
 }
 
@@ -416,8 +485,9 @@ func (d *Driver) Drive() {
 	st := d.fsm.Q()
 	base := d.cfg.BaseVPN
 	d.Remote.Ready.Set(d.waiting.Q() < uint32(d.cfg.FaultBuffer))
+	// Reference fault timing freezes no TLB (-enable_accurate_simulation 0).
 	for i, f := range d.Frozen {
-		f.Set(d.perSM.At(i).Q() > 0)
+		f.Set(d.perSM.At(i).Q() > 0 && d.reference == nil)
 	}
 	// One PTE write per cycle: a landed page first, else a victim page.
 	page := d.unmapPage()
@@ -474,12 +544,24 @@ func (d *Driver) Eval() {
 		// offerReply).
 		fetching: d.fsm.Q() == drvLatency && now >= d.until.Q(),
 	}
+	d.evalLaunches()
 	d.evalCounters()
 	d.evalArrivals()
 	d.evalReply()
 	d.evalLanding()
 	d.evalFaults()
 	d.finishCycle()
+}
+
+// evalLaunches tells the menu's smart runtime that a kernel ended when a
+// launch carries a new kernel index.
+func (d *Driver) evalLaunches() {
+	for _, l := range d.Launches {
+		if l.Fire() && l.Bits.Get().Kernel != d.kernel.Q() {
+			d.menu.KernelEnded()
+			d.kernel.Set(l.Bits.Get().Kernel)
+		}
+	}
 }
 
 // evalCounters is the access counters: one count per L1 TLB hit on a
@@ -508,6 +590,9 @@ func (d *Driver) evalCounters() {
 		if err := d.menu.Count(page, res.Write); err != nil {
 			panic(fmt.Sprintf("%s: %v", d.Path(), err))
 		}
+		if res.Write && d.cfg.HostSync && !r.PTE.Get().IsRemote() {
+			d.editDirty(page, true)
+		}
 		// Only a hit on a zero-copy mapping (a remote PTE) raises: a hit on
 		// a victim's local PTE between its unmapping and its shootdown is
 		// not one.
@@ -526,6 +611,7 @@ func (d *Driver) evalArrivals() {
 	c := &d.c
 	if c.raised {
 		c.arrival = d.enqueue(entryPromote, c.raiseWalk)
+		d.countReference(entryPromote, c.raiseWalk)
 		c.waiting++
 	}
 	if !d.Remote.Fire() {
@@ -542,6 +628,7 @@ func (d *Driver) evalArrivals() {
 		}
 	}
 	c.arrival = d.enqueue(kind, w)
+	d.countReference(kind, w)
 	c.waiting++
 	if kind == entryFault {
 		c.arriveSM = int(w.Requester >> gpu.WarpBits)
@@ -611,6 +698,9 @@ func (d *Driver) evalLanding() {
 		if d.host.ChunkDone() {
 			c.next = drvHostDone
 		}
+	case ev.Tag == evictTag && d.concurrentNow():
+		// A write-back on its own lane has reached the host; the driver
+		// moved on when it started.
 	case ev.Tag == evictTag:
 		d.evictions.Set(d.evictions.Q() + uint64(d.evictCmd.Q()))
 		c.next = d.afterUnmap()
@@ -618,6 +708,9 @@ func (d *Driver) evalLanding() {
 		r := int(ev.Tag)
 		page := int(d.runStart.At(r).Q()) + int(ev.Page)
 		d.setState(page, pageValid)
+		if d.cfg.HostSync {
+			d.editDirty(page, false) // arrives clean
+		}
 		c.landedRegion = page / system.PagesPerRegion
 		p := uint64(page)
 		d.writer.Land(d.cfg.BaseVPN+p, pte.Local(p))
@@ -651,12 +744,15 @@ func (d *Driver) evalFaults() {
 			if d.host.Start() {
 				c.next = drvHostCmd
 			}
+			if d.cfg.HostSync {
+				c.next = d.startSync(c.next)
+			}
 		case d.rescan.Q():
 			// The set of faults to handle changes only with the events
 			// that set rescan, so the buffer is searched only then.
 			if i := d.oldestFault(); i >= 0 {
 				d.faultVPN.Set(d.reqWalk.At(i).Q().VPN)
-				d.until.Set(c.now + d.cfg.LatencyCycles)
+				d.until.Set(c.now + d.latency)
 				d.faults.Set(d.faults.Q() + 1)
 				c.next = drvLatency
 			}
@@ -675,6 +771,21 @@ func (d *Driver) evalFaults() {
 			d.evictCmd.Set(n)
 			d.evictLeft.Set(d.evictLeft.Q() - n)
 			c.next = drvEvictWait
+			if d.concurrentNow() {
+				// The write-back goes on its own lane and its pages count
+				// as evicted when it starts (gpu-sim.cc:3134-3160: frames
+				// freed, page_evict_dirty counted); the next write-back
+				// or the fetch is issued at once.
+				d.evictions.Set(d.evictions.Q() + uint64(n))
+				switch {
+				case d.evictLeft.Q() > n:
+					c.next = drvEvictCmd
+				case d.runs.Q() > 0:
+					c.next = drvFetchCmd
+				default:
+					c.next = drvIdle
+				}
+			}
 		}
 	case drvFetchCmd:
 		if d.Cmd.Fire() {
@@ -703,6 +814,7 @@ func (d *Driver) finishCycle() {
 	if c.stateWord >= 0 {
 		d.table.At(c.stateWord).Set(c.stateVal)
 	}
+	d.applyDirty()
 	if r := c.landedRegion; r >= 0 {
 		d.resident.At(r).Set(d.resident.At(r).Q() + 1)
 	}
@@ -808,10 +920,97 @@ func (d *Driver) afterUnmap() uint8 {
 	switch {
 	case d.evictLeft.Q() > 0:
 		return drvEvictCmd
+	case d.syncing.Q():
+		d.syncing.Set(false)
+		return d.afterSync.Q()
 	case d.runs.Q() > 0:
 		return drvFetchCmd
 	}
 	return drvIdle
+}
+
+// concurrentNow reports that write-backs go on their own lane: with
+// ConcurrentEviction, except while syncing for a host phase, which waits
+// for its write-back as cudaDeviceSynchronize does.
+func (d *Driver) concurrentNow() bool { return d.cfg.ConcurrentEviction && !d.syncing.Q() }
+
+// countReference counts a migrating access (a fault or a raised
+// migration) under reference fault timing: its page counts as a fault
+// unless it is already valid, on its way or requested by an earlier fault
+// (sim/uvm FaultCount).
+func (d *Driver) countReference(kind uint8, w ptw.Walk) {
+	if d.reference == nil || kind == entryZeroCopy {
+		return
+	}
+	if page := int(w.VPN - d.cfg.BaseVPN); d.pageState(page) == pageRemote {
+		d.reference.Fault(page)
+	}
+}
+
+// startSync begins the host synchronisation before a host phase, as the
+// simulator's cudaDeviceSynchronize (cuda_runtime_api.cc:2019-2063): every
+// dirty managed page still valid is copied back and invalidated (the menu
+// drops it; the driver unmaps it, shoots it down and writes it back, and
+// waits for the write-back). Clean pages stay valid. It returns the state
+// to go to: unmapping, or then when nothing is dirty; then follows the
+// sync.
+func (d *Driver) startSync(then uint8) uint8 {
+	d.victims = d.victims[:0]
+	for w := 0; w < d.dirty.Len(); w++ {
+		for m := d.dirty.At(w).Q(); m != 0; m &= m - 1 {
+			if p := w*64 + bits.TrailingZeros64(m); d.pageState(p) == pageValid {
+				d.victims = append(d.victims, p)
+			}
+		}
+	}
+	if len(d.victims) == 0 {
+		return then
+	}
+	if err := d.menu.Invalidate(d.victims); err != nil {
+		panic(fmt.Sprintf("%s: %v", d.Path(), err))
+	}
+	d.syncing.Set(true)
+	d.afterSync.Set(then)
+	d.runs.Set(0)
+	d.cursor.Set(0)
+	d.shoot.Clear()
+	return drvUnmap
+}
+
+// dirtyEdit is one word's change to the dirty bits in this cycle.
+type dirtyEdit struct {
+	word       int
+	set, clear uint64
+}
+
+// editDirty marks page dirty (a store hit its local PTE) or clean (it
+// arrives or is unmapped); a page unmapped in the cycle a store hits it
+// ends clean.
+func (d *Driver) editDirty(page int, dirty bool) {
+	w, bit := page/64, uint64(1)<<(page%64)
+	i := 0
+	for i < len(d.dirtyEdits) && d.dirtyEdits[i].word != w {
+		i++
+	}
+	if i == len(d.dirtyEdits) {
+		d.dirtyEdits = append(d.dirtyEdits, dirtyEdit{word: w})
+	}
+	if dirty {
+		d.dirtyEdits[i].set |= bit
+	} else {
+		d.dirtyEdits[i].clear |= bit
+	}
+}
+
+// applyDirty writes the cycle's dirty-bit changes, one write per word.
+func (d *Driver) applyDirty() {
+	for _, e := range d.dirtyEdits {
+		w := d.dirty.At(e.word)
+		if v := (w.Q() | e.set) &^ e.clear; v != w.Q() {
+			w.Set(v)
+		}
+	}
+	d.dirtyEdits = d.dirtyEdits[:0]
 }
 
 // unmapStep works on the page under the cursor. A victim's PTE is made
@@ -834,6 +1033,12 @@ func (d *Driver) unmapStep() {
 		case pageValid:
 			if d.writer.SequencerWrote() {
 				d.setState(page, pageRemote)
+				if d.reference != nil {
+					d.reference.Evicted(page)
+				}
+				if d.cfg.HostSync {
+					d.editDirty(page, false)
+				}
 				r := page / system.PagesPerRegion
 				d.resident.At(r).Set(d.resident.At(r).Q() - 1)
 				d.evictLeft.Set(d.evictLeft.Q() + 1)
@@ -1006,6 +1211,9 @@ func (d *Driver) startFetch(fetch []int) int {
 			continue
 		}
 		d.setState(p, pageInFlight)
+		if d.reference != nil {
+			d.reference.Requested(p)
+		}
 		if !d.isMapped(p) {
 			continue
 		}

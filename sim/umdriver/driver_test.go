@@ -51,7 +51,7 @@ const (
 	benchSMs   = 2
 )
 
-func newBench(t *testing.T, menu uvm.Config, capacity int, latency uint64) *bench {
+func newBench(t *testing.T, menu uvm.Config, capacity int, latency uint64, options ...func(*Config)) *bench {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: true})
 	walkPort := func(name string) ptw.PTEPort[ptw.Walk] {
 		return ptw.PTEPort[ptw.Walk]{Decoupled: rtl.NewDecoupledOf[ptw.Walk](s, name, ptw.WalkBits), PTE: rtl.NewWire[pte.PTE](s, name+".pte", 64)}
@@ -78,6 +78,9 @@ func newBench(t *testing.T, menu uvm.Config, capacity int, latency uint64) *benc
 		BaseVPN: benchBase, Pages: benchPages,
 		Managed:  []system.Range{{Name: "a", First: benchBase / system.PagesPerGroup, Count: benchPages / system.PagesPerGroup}},
 		Capacity: capacity, LatencyCycles: latency, FaultBuffer: 8, HostPages: []int{0},
+	}
+	for _, o := range options {
+		o(&cfg)
 	}
 	d, err := New(s, "driver", cfg, p, m)
 	require.NoError(t, err)
@@ -303,5 +306,85 @@ func TestCycleTableZeroCopy(t *testing.T) {
 	assert.Empty(t, cmp.Diff(want, b.trace))
 	assert.Equal(t, uint64(1), b.d.ZeroCopy())
 	assert.Equal(t, uint64(0), b.d.Faults())
+	b.check()
+}
+
+// Reference fault timing: the fault of TestCycleTableFault with no latency
+// on the timeline and no freeze.
+//
+//	 0  the walk enters the fault buffer; no SM freezes
+//	 1  the driver takes the oldest fault: its latency ends at 1+0 = 1
+//	 2  the menu's plan: fetch page 5 (the state change costs a cycle)
+//	 3  the PME takes the fetch command; the page's event at 13
+//	14  its PTE is written; the reply is offered at 15, taken at 16
+//
+// One fault counted, its 100 cycles kept off the timeline (FaultCycles).
+func TestCycleTableReferenceTiming(t *testing.T) {
+	b := newBench(t, menu(uvm.RemoteOff), benchPages, 100, func(c *Config) { c.ReferenceTiming, c.FaultUnit = true, 1 })
+	b.walk(5, 1)
+	b.run(30)
+	want := []string{
+		"0: fault buffer <- 0x1005",
+		"3: cmd fetch tag=0 pages=1 first=0",
+		"14: pte 0x1005 remote=false frame=0x5",
+		"16: reply 0x1005 remote=false read-only=false frame=0x5",
+	}
+	assert.Empty(t, cmp.Diff(want, b.trace))
+	assert.Equal(t, uint64(1), b.d.Faults())
+	assert.Equal(t, uint64(100), b.d.FaultCycles())
+	b.check()
+}
+
+// Concurrent eviction: the eviction of TestCycleTableEviction with the
+// write-back on its own lane.
+//
+//	305  the PME takes the write-back of page 5 (counted evicted now);
+//	     its event at 315 changes nothing
+//	306  the PME takes the fetch of page 9 at once (not at 316); its
+//	     event at 316
+//	317  page 9's PTE written; reply offered at 318, taken at 319
+//	320  SM 0 thaws, ten cycles before the serial driver's 330
+func TestCycleTableConcurrentEviction(t *testing.T) {
+	b := newBench(t, menu(uvm.RemoteOff), 1, 100, func(c *Config) { c.ConcurrentEviction = true })
+	b.walk(5, 1)
+	b.run(200)
+	b.trace = nil
+	b.walk(9, 0)
+	b.run(150)
+	want := []string{
+		"200: fault buffer <- 0x1009",
+		"201: sm0 frozen=true",
+		"302: pte 0x1005 remote=true frame=0x1005",
+		"303: inval tlb0 0x1005",
+		"303: inval tlb1 0x1005",
+		"305: cmd evict tag=65534 pages=1 first=0",
+		"306: cmd fetch tag=0 pages=1 first=0",
+		"317: pte 0x1009 remote=false frame=0x9",
+		"319: reply 0x1009 remote=false read-only=false frame=0x9",
+		"320: sm0 frozen=false",
+	}
+	assert.Empty(t, cmp.Diff(want, b.trace))
+	assert.Equal(t, uint64(1), b.d.Evictions())
+	b.check()
+}
+
+// The managed mask survives the reset every run starts with: the
+// managed allocation covers blocks 0-2 (48 pages) of the layout's first
+// region. With the tree prefetcher, faults on pages 0, 16 and 32 (one
+// after another) bring blocks 0, 1 and 2; after the third, node{0-3}
+// holds 48 of 64 pages, more than half, so the menu plans block 3 too,
+// which lies outside the allocation and does not move: 48 pages migrate,
+// not 64.
+func TestManagedMaskSurvivesReset(t *testing.T) {
+	m := menu(uvm.RemoteOff)
+	m.Prefetcher = uvm.PrefetchTree
+	b := newBench(t, m, benchPages, 10, func(c *Config) { c.Managed[0].Count = 3 })
+	for _, page := range []int{0, 16, 32} {
+		b.walk(page, 0)
+		b.run(200)
+	}
+	assert.Equal(t, uint64(3), b.d.Faults())
+	assert.Equal(t, uint64(48), b.d.Migrations())
+	assert.Equal(t, pageFixed, b.d.pageState(48))
 	b.check()
 }

@@ -54,6 +54,12 @@ type Driver struct {
 	evict      Evictor
 	bufferPage int
 
+	// The DATE'21 smart runtime, when attached: it sees every transfer and
+	// switches the remote mode and, to tree, the evictor (tree is kept
+	// up to date alongside evict until then).
+	smart *SmartRuntime
+	tree  Evictor
+
 	oversubscribed bool
 
 	batch Batch
@@ -99,7 +105,9 @@ func (d *Driver) Counters() *Counters { return &d.counters }
 
 // Prefetcher is the prefetcher the next fault batch uses.
 func (d *Driver) Prefetcher() Prefetcher {
-	if d.oversubscribed {
+	// The smart runtime takes the place of the switch to the
+	// oversubscription prefetcher (gpu-sim.cc:3769-3773).
+	if d.oversubscribed && d.smart == nil {
 		return d.oversubPf
 	}
 	return d.prefetch
@@ -131,8 +139,61 @@ func (d *Driver) Count(p int, write bool) error {
 			h.countsHalved()
 		}
 	}
-	d.evict.Touched(p)
+	d.touched(p)
 	return nil
+}
+
+// touched and removed tell the evictor in force, and the tree evictor the
+// smart runtime may switch to, about an access or arrival and a departure.
+func (d *Driver) touched(p int) {
+	d.evict.Touched(p)
+	if d.tree != nil {
+		d.tree.Touched(p)
+	}
+}
+
+func (d *Driver) removed(p int) {
+	d.evict.Removed(p)
+	if d.tree != nil {
+		d.tree.Removed(p)
+	}
+}
+
+// AttachSmartRuntime makes the driver run the DATE'21 smart runtime r:
+// every fault batch's blocks are reported to it, and whenever a batch has
+// to evict, its decision switches the remote mode to oversub and the
+// evictor to lrutree (gpu-sim.cc:3101-3104, 3769-3770). Attach it before
+// the first fault.
+func (d *Driver) AttachSmartRuntime(r *SmartRuntime) error {
+	d.smart = r
+	if d.evict.Name() == EvictLRUTree {
+		return nil
+	}
+	var err error
+	d.tree, err = NewEvictor(EvictLRUTree, d.space, &d.counters, d.cfg.Seed)
+	return err
+}
+
+// SmartRuntime is the attached smart runtime, or nil.
+func (d *Driver) SmartRuntime() *SmartRuntime { return d.smart }
+
+// KernelEnded tells the smart runtime, if attached, that a kernel ended.
+func (d *Driver) KernelEnded() {
+	if d.smart != nil {
+		d.smart.KernelEnded()
+	}
+}
+
+// applySmart takes the smart runtime's decision; the switches are never
+// undone (the simulator only ever sets dma_mode and evict_policy there).
+func (d *Driver) applySmart() {
+	zeroCopy, tree := d.smart.Decide()
+	if zeroCopy {
+		d.cfg.Remote = RemoteOversub
+	}
+	if tree && d.tree != nil {
+		d.evict, d.tree = d.tree, nil
+	}
 }
 
 // Threshold is the access count at which a read of a non-resident block
@@ -223,11 +284,17 @@ func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 	b.seal()
 	d.Prefetcher().Prefetch(s, b)
 	faulting := len(b.faults)
-	if s.resident+b.n+d.bufferPage > s.capacity {
+	if d.smart != nil {
+		d.reportBlocks(b)
+	}
+	if d.mustEvict(b.n) {
 		d.oversubscribed = true
+		if d.smart != nil {
+			d.applySmart()
+		}
 	}
 	d.pinAll(faults, 1)
-	for s.resident+b.n+d.bufferPage > s.capacity {
+	for d.mustEvict(b.n) {
 		start := len(d.plan.Evict)
 		d.plan.Evict = d.evict.Victim(d.plan.Evict)
 		if len(d.plan.Evict) == start {
@@ -244,9 +311,34 @@ func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 	d.plan.Prefetched = len(d.plan.Fetch) - faulting
 	for _, p := range d.plan.Fetch {
 		s.add(p)
-		d.evict.Touched(p)
+		d.touched(p)
 	}
 	return d.plan, nil
+}
+
+// mustEvict is the simulator's trigger (ShouldEvict) for a batch of
+// reads pages: the resident pages are those valid or on their way (the
+// frames a read allocates when it starts), and the victims already
+// chosen count as gone, as frames are freed when a write-back starts.
+func (d *Driver) mustEvict(reads int) bool {
+	return ShouldEvict(d.space.capacity, d.space.resident, reads, 0, d.cfg.FreeBufferPercent)
+}
+
+// Invalidate drops resident pages without a round trip, as the
+// simulator's cudaDeviceSynchronize invalidates the dirty managed pages it
+// has copied back to the host (cuda_runtime_api.cc:2019-2063); their next
+// access faults. Pages not resident are ignored.
+func (d *Driver) Invalidate(pages []int) error {
+	for _, p := range pages {
+		if uint(p) >= uint(d.space.pages) {
+			return d.space.pageErr("Invalidate", p)
+		}
+		if d.space.IsResident(p) {
+			d.space.drop(p)
+			d.removed(p)
+		}
+	}
+	return nil
 }
 
 // pinAll adds delta to the pins of every faulting page: while a batch
@@ -268,10 +360,24 @@ func (d *Driver) drop(pages []int) {
 	last := -1
 	for _, p := range pages {
 		d.space.drop(p)
-		d.evict.Removed(p)
+		d.removed(p)
 		if b := p >> blockShift; b != last {
 			d.counters.roundTrip(b)
 			last = b
+		}
+	}
+}
+
+// reportBlocks tells the smart runtime the batch's 64 KB blocks,
+// ascending, as the simulator logs each batch's schedulable basic blocks
+// (gpu-sim.cc:3653).
+func (d *Driver) reportBlocks(b *Batch) {
+	for _, r := range b.regions {
+		first := r * BlocksPerRegion
+		for i := range d.space.regionBlocks(r) {
+			if b.fetch[first+i] != 0 {
+				d.smart.Transferred(first + i)
+			}
 		}
 	}
 }

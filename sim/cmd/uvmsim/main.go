@@ -413,7 +413,11 @@ func printSummary(w io.Writer, r *system.Result) {
 	fmt.Fprintf(w, "  warp instructions  %14d  (%d memory)\n", r.WarpInstructions, r.MemInstructions)
 	fmt.Fprintf(w, "  TLB lookups        %14d  misses %d, walks %d, remote walks %d\n", r.TLBLookups, r.TLBMisses, r.Walks, r.RemoteWalks)
 	fmt.Fprintf(w, "  DRAM bytes         %14d\n", r.DRAMBytes)
-	fmt.Fprintf(w, "  far faults         %14d\n", r.FarFaults)
+	fmt.Fprintf(w, "  far faults         %14d  fault time %d cycles (%.1f us)", r.FarFaults, r.FaultCycles, us(r.FaultCycles))
+	if r.TimelineCycles != r.Cycles {
+		fmt.Fprintf(w, ", added to the %d simulated cycles", r.TimelineCycles)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  migrations         %14d  evictions %d, zero-copy accesses %d\n", r.Migrations, r.Evictions, r.RemoteAccesses)
 	fmt.Fprintf(w, "  PCIe bytes         %14d  host to device, %d device to host\n", r.PCIeH2DBytes, r.PCIeD2HBytes)
 }
