@@ -57,7 +57,7 @@ var unrunnableBounds = map[string]string{
 // key.
 func boundPolicies(key string) []string {
 	switch section, _, _ := strings.Cut(key, "."); section {
-	case "um", "uvmsmart", "uvmmu":
+	case "um", "uvmsmart", "adaptive", "uvmmu":
 		return []string{section}
 	case "pcie":
 		return []string{"um", "uvmmu"}
