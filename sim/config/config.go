@@ -51,6 +51,8 @@ type GPU struct {
 	Walkers        int    `toml:"walkers" min:"1" max:"1024" doc:"page-table walkers in the GMMU"`
 	WalkQueue      int    `toml:"walk_queue" min:"1" max:"65536" doc:"GMMU walk queue entries"`
 	WalkCycles     int    `toml:"walk_cycles" min:"1" max:"100000" doc:"page-table walk latency in cycles"`
+
+	KernelLaunchUs float64 `toml:"kernel_launch_us" min:"0" max:"100000" doc:"kernel launch latency: every kernel's first block starts this long after the previous phase ends (0: at once)"`
 }
 
 // Memory is GPU DRAM.
@@ -179,6 +181,10 @@ func Default() Config {
 			Walkers:        64,  // UVMMU Table I
 			WalkQueue:      64,  // GRIT Table I (UVMMU Table I gives none)
 			WalkCycles:     100, // UVMSmart Table I: page-table walk 100 cycles
+			// The UVMSmart simulator's -gpgpu_kernel_launch_latency 222150
+			// cycles = 150 us at 1481 MHz (its GTX 1080 Ti
+			// gpgpusim.config:193).
+			KernelLaunchUs: 150,
 		},
 		Memory: Memory{
 			CapacityGB:    11,  // UVMMU Table I: 11 GB GDDR5X

@@ -159,7 +159,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		replays = append(replays, m.Replay)
 	}
 	s.Router = gpu.NewRouter(s.Sim, "router", s.GMMU.Resp, fills, replays)
-	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, s.SMs)
+	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, s.SMs, cfg.Cycles(cfg.GPU.KernelLaunchUs))
 	s.Memory, err = gpu.NewMemory(s.Sim, "dram", gpu.MemoryConfig{
 		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, LineBytes: cfg.GPU.LineBytes,
 		Latency: uint64(cfg.Memory.LatencyCycles), ByteTime: cfg.TransferTime(cfg.Memory.BandwidthGBs),
@@ -274,7 +274,7 @@ func (s *System) loop(p Policy) error {
 			return nil
 		}
 		now := s.Sim.Cycle()
-		if pr := s.progress(p); pr != lastProgress {
+		if pr := s.progress(p); pr != lastProgress || s.Dispatcher.Launching() {
 			lastProgress, lastCycle = pr, now
 		} else if now-lastCycle >= cfg.Check.WatchdogCycles {
 			return fmt.Errorf("system: watchdog: no instruction retired and no page moved for %d cycles (check.watchdog_cycles) at cycle %d; stuck: %s",

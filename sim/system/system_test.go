@@ -35,10 +35,14 @@ func (m *micro) Phases() []workload.Phase {
 		NewWarp: func(b, w int) workload.WarpStream { return workload.Replay(m.ops) }}}}
 }
 
+// testConfig is the default system without the kernel launch latency:
+// the directed tests count the cycles of one kernel's accesses, and
+// TestKernelLaunchLatency adds the launch on its own.
 func testConfig(policyName string) config.Config {
 	cfg := config.Default()
 	cfg.Run.Policy = policyName
 	cfg.Check.Invariants = true
+	cfg.GPU.KernelLaunchUs = 0
 	return cfg
 }
 
@@ -343,5 +347,49 @@ func TestHostPhasesAndCudaMalloc(t *testing.T) {
 		if name != "ideal" {
 			assert.Positive(t, r.PCIeD2HBytes, "%s: the host reads data back", name)
 		}
+	}
+}
+
+// twoKernels is a workload of two one-warp kernels that compute for 1000
+// cycles each and touch no memory.
+type twoKernels struct{ micro }
+
+func (k *twoKernels) Phases() []workload.Phase {
+	kernel := func(name string) workload.Phase {
+		return workload.Phase{Kernel: &workload.Kernel{Name: name, Blocks: 1, ThreadsPerBlock: 32,
+			NewWarp: func(b, w int) workload.WarpStream {
+				return workload.Replay([]workload.Op{{Kind: workload.OpCompute, Cycles: 1000}})
+			}}}
+	}
+	return []workload.Phase{kernel("k1"), kernel("k2")}
+}
+
+// TestKernelLaunchLatency: every kernel, the first included, starts
+// gpu.kernel_launch_us after the previous phase ends, under every policy.
+// With a launch latency L (150 us = 222,150 cycles at 1481 MHz):
+//
+//	cycle L          the first kernel's block is offered and taken
+//	L+1              the compute instruction issues; ready at L+1001
+//	L+1001           the warp finds no instruction and retires
+//	L+1002           the SM shows empty; the dispatcher ends kernel 1
+//	L+1003           kernel 2 begins; its block is offered at 2L+1003
+//	2L+1004          its compute issues; the warp retires at 2L+2004
+//	2L+2005          the dispatcher ends kernel 2; done shows at 2L+2006
+//	                 = 446,306 cycles
+//
+// and without it (L = 0) the same run takes 2,006 cycles. The wait far
+// exceeds the watchdog, which must not count it as a stall, and idle
+// skipping evaluates only a handful of its cycles.
+func TestKernelLaunchLatency(t *testing.T) {
+	for _, name := range []string{"ideal", "um", "uvmsmart", "uvmmu"} {
+		cfg := testConfig(name)
+		cfg.GPU.SMs = 1
+		cfg.Check.WatchdogCycles = 20000
+		wl := &twoKernels{*newMicro()}
+		assert.Equal(t, uint64(2006), runMicro(t, cfg, wl).Cycles, "%s without launch latency", name)
+		cfg.GPU.KernelLaunchUs = 150
+		r := runMicro(t, cfg, wl)
+		assert.Equal(t, uint64(2*222150+2006), r.Cycles, "%s with 150 us launch latency", name)
+		assert.Less(t, r.EvaluatedCycles, uint64(10000), "%s: idle skipping jumps over the launch wait", name)
 	}
 }
