@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/uvmmu/uvmmu/blocks/cache"
 	"github.com/uvmmu/uvmmu/blocks/pte"
 	"github.com/uvmmu/uvmmu/blocks/ptw"
 	"github.com/uvmmu/uvmmu/blocks/tlb"
@@ -77,6 +78,8 @@ type System struct {
 	Router     *gpu.Router
 	Dispatcher *gpu.Dispatcher
 	Memory     *gpu.Memory
+	// Caches is the cached data path (cache.l2), nil without it.
+	Caches *gpu.Caches
 }
 
 // SetupPhaseName names the host phase the system puts before the first
@@ -128,7 +131,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		s.Phases = append([]workload.Phase{{Host: &workload.HostAccess{Alloc: SetupPhaseName}}}, s.Phases...)
 	}
 	kernels := gpu.Kernels(s.Phases)
-	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue}
+	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue, StreamLines: cfg.Cache.L2}
 	var fills []tlb.FillPort
 	for i := 0; i < cfg.GPU.SMs; i++ {
 		path := fmt.Sprintf("sm%d", i)
@@ -167,10 +170,31 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Cache.L2 {
+		if s.Caches, err = newCaches(s); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.Attach(s); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newCaches builds the cached data path of cfg.Cache over the SMs, watching
+// the GMMU's page-table writes for pages that leave GPU memory.
+func newCaches(s *System) (*gpu.Caches, error) {
+	cfg := s.Cfg
+	c := cfg.Cache
+	sector := 32 // UVMMU Table I: four 32 B sectors per 128 B line
+	return gpu.NewCaches(s.Sim, "caches", gpu.CachesConfig{
+		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, Slices: c.L2Slices,
+		L2:          cache.Config{Sets: c.L2Sets, Ways: c.L2Ways, LineBytes: cfg.GPU.LineBytes, SectorBytes: sector, WriteBack: true, HitLatency: c.L2LatencyCycles},
+		L1:          cache.Config{Sets: c.L1Sets, Ways: c.L1Ways, LineBytes: cfg.GPU.LineBytes, SectorBytes: sector, HitLatency: c.L1LatencyCycles},
+		L1Enabled:   c.L1,
+		DRAMLatency: uint64(cfg.Memory.LatencyCycles), SliceByteTime: cfg.TransferTime(cfg.Memory.BandwidthGBs / float64(c.L2Slices)),
+		InputDepth: 4, InvalidateDepth: 1 << 16,
+	}, s.SMs, s.GMMU.Update)
 }
 
 // LocalFrame is the GPU frame number of page i of frame-group pfgn.
@@ -220,6 +244,14 @@ type Result struct {
 	PCIeH2DBytes   uint64 `json:"pcie_h2d_bytes"`
 	PCIeD2HBytes   uint64 `json:"pcie_d2h_bytes"`
 	RemoteAccesses uint64 `json:"remote_accesses"`
+
+	// The data caches (cache.l2, cache.l1); absent without them.
+	L2Hits             uint64 `json:"l2_hits,omitempty"`
+	L2Misses           uint64 `json:"l2_misses,omitempty"`
+	L1Hits             uint64 `json:"l1_hits,omitempty"`
+	L1Misses           uint64 `json:"l1_misses,omitempty"`
+	CacheInvalidations uint64 `json:"cache_invalidations,omitempty"` // L2 lines dropped because their page left GPU memory
+	L2WriteBackBytes   uint64 `json:"l2_writeback_bytes,omitempty"`
 
 	FootprintBytes  uint64 `json:"footprint_bytes"`
 	GPUMemoryBytes  uint64 `json:"gpu_memory_bytes"`
@@ -287,6 +319,9 @@ func (s *System) blockErrors() error {
 	if err := s.GMMU.Err(); err != nil {
 		return err
 	}
+	if s.Caches != nil {
+		return s.Caches.Err()
+	}
 	return nil
 }
 
@@ -337,6 +372,13 @@ func (s *System) result(p Policy, wall float64) Result {
 	r.FarFaults, r.Migrations, r.Evictions = ps.FarFaults, ps.Migrations, ps.Evictions
 	r.PCIeH2DBytes, r.PCIeD2HBytes = ps.PCIeH2DBytes, ps.PCIeD2HBytes
 	r.RemoteAccesses = s.Memory.RemoteLoads()
+	if s.Caches != nil {
+		cs := s.Caches.Stats()
+		r.DRAMBytes += cs.DRAMBytes
+		r.L2Hits, r.L2Misses, r.L1Hits, r.L1Misses = cs.L2Hits, cs.L2Misses, cs.L1Hits, cs.L1Misses
+		r.CacheInvalidations = cs.Invalidated
+		r.L2WriteBackBytes = cs.WriteBackSectors * 32
+	}
 	if wall > 0 {
 		r.SimCyclesPerSecond = float64(r.Cycles) / wall
 		r.WarpInstrPerSecond = float64(r.WarpInstructions) / wall

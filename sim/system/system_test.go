@@ -35,14 +35,16 @@ func (m *micro) Phases() []workload.Phase {
 		NewWarp: func(b, w int) workload.WarpStream { return workload.Replay(m.ops) }}}}
 }
 
-// testConfig is the default system without the kernel launch latency:
-// the directed tests count the cycles of one kernel's accesses, and
-// TestKernelLaunchLatency adds the launch on its own.
+// testConfig is the default system without the kernel launch latency and
+// the data caches: the directed tests count the cycles of one kernel's
+// accesses to DRAM, and TestKernelLaunchLatency and TestL2MissThenHit add
+// the launch and the L2 on their own.
 func testConfig(policyName string) config.Config {
 	cfg := config.Default()
 	cfg.Run.Policy = policyName
 	cfg.Check.Invariants = true
 	cfg.GPU.KernelLaunchUs = 0
+	cfg.Cache.L2 = false
 	return cfg
 }
 
@@ -391,5 +393,68 @@ func TestKernelLaunchLatency(t *testing.T) {
 		r := runMicro(t, cfg, wl)
 		assert.Equal(t, uint64(2*222150+2006), r.Cycles, "%s with 150 us launch latency", name)
 		assert.Less(t, r.EvaluatedCycles, uint64(10000), "%s: idle skipping jumps over the launch wait", name)
+	}
+}
+
+// TestL2MissThenHit: n one-lane loads of one line by one warp under ideal
+// (the page is local), without and with the L2. Without it each load's
+// 128 B is due 1 + 100 cycles after its data request (the DRAM bandwidth
+// rounds 128 B up to one cycle): 215 cycles for one load and 105 more per
+// load. With it, the load's line leaves the SM one cycle after its
+// translation (t), enters its slice's FIFO at t+1, reads its set at t+2,
+// and resolves at t+3:
+//
+//	miss   one 32 B sector on the slice's 484/22 GB/s channels: 2.15
+//	       cycles, rounded up, t+6; + 100 DRAM + 119 more of the 120-cycle
+//	       L2 path: due t+225, 123 cycles later than t+102 without the L2
+//	hit    due at the set read + 120 = t+122, 20 cycles later than t+102
+//
+// so 215 + 123 = 338 for one load and 125 more per hit; one 32 B sector
+// comes from DRAM in all.
+func TestL2MissThenHit(t *testing.T) {
+	for n := 1; n <= 3; n++ {
+		m := newMicro()
+		load := workload.Op{Kind: workload.OpLoad, Size: 4, Lanes: 1}
+		load.Addr[0] = m.allocs[0].Base
+		for i := 0; i < n; i++ {
+			m.ops = append(m.ops, load)
+		}
+		cfg := testConfig("ideal")
+		cfg.GPU.SMs = 1
+		off := runMicro(t, cfg, m)
+		assert.Equal(t, uint64(215+105*(n-1)), off.Cycles, "%d loads without the L2", n)
+		cfg.Cache.L2 = true
+		on := runMicro(t, cfg, m)
+		assert.Equal(t, uint64(338+125*(n-1)), on.Cycles, "%d loads with the L2", n)
+		assert.Equal(t, []uint64{uint64(n - 1), 1, 32}, []uint64{on.L2Hits, on.L2Misses, on.DRAMBytes}, "%d loads: hits, misses, DRAM bytes", n)
+	}
+}
+
+// TestCachesLeaveEvictedPages: under oversubscription every policy's
+// evicted pages leave the L2: every page whose PTE turns remote has its
+// lines invalidated (each line at most once per departure, so at most 32
+// per page), and the invalidations happen.
+func TestCachesLeaveEvictedPages(t *testing.T) {
+	for _, name := range []string{"um", "uvmsmart", "uvmmu"} {
+		cfg := testConfig(name)
+		cfg.Check.Invariants = name == "uvmmu"
+		cfg.Cache.L2 = true
+		cfg.Run.Workload = "backprop"
+		cfg.Run.Scale = 0.1
+		cfg.Run.OversubPct = 150
+		cfg.GPU.SMs = 4
+		p, err := policy.New(name, &cfg)
+		require.NoError(t, err)
+		s, err := system.New(&cfg, p)
+		require.NoError(t, err)
+		r, err := s.Run(p, system.Options{})
+		require.NoError(t, err)
+		st := s.Caches.Stats()
+		assert.Positive(t, r.Evictions, name)
+		assert.GreaterOrEqual(t, st.UnmappedPages, r.Evictions, "%s: every evicted page is seen leaving", name)
+		assert.Positive(t, r.CacheInvalidations, "%s: evicted pages' lines leave the L2", name)
+		assert.LessOrEqual(t, r.CacheInvalidations, 32*st.UnmappedPages, name)
+		assert.Zero(t, st.UnmappedPagesPending, name)
+		assert.Positive(t, r.L2Hits, name)
 	}
 }
