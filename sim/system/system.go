@@ -245,13 +245,13 @@ type Result struct {
 	PCIeD2HBytes   uint64 `json:"pcie_d2h_bytes"`
 	RemoteAccesses uint64 `json:"remote_accesses"`
 
-	// The data caches (cache.l2, cache.l1); absent without them.
-	L2Hits             uint64 `json:"l2_hits,omitempty"`
-	L2Misses           uint64 `json:"l2_misses,omitempty"`
-	L1Hits             uint64 `json:"l1_hits,omitempty"`
-	L1Misses           uint64 `json:"l1_misses,omitempty"`
-	CacheInvalidations uint64 `json:"cache_invalidations,omitempty"` // L2 lines dropped because their page left GPU memory
-	L2WriteBackBytes   uint64 `json:"l2_writeback_bytes,omitempty"`
+	// The data caches (cache.l2, cache.l1); zero without them.
+	L2Hits             uint64 `json:"l2_hits"`
+	L2Misses           uint64 `json:"l2_misses"`
+	L1Hits             uint64 `json:"l1_hits"`
+	L1Misses           uint64 `json:"l1_misses"`
+	CacheInvalidations uint64 `json:"cache_invalidations"` // L2 lines dropped because their page left GPU memory
+	L2WriteBackBytes   uint64 `json:"l2_writeback_bytes"`
 
 	FootprintBytes  uint64 `json:"footprint_bytes"`
 	GPUMemoryBytes  uint64 `json:"gpu_memory_bytes"`
