@@ -33,10 +33,12 @@ type Config struct {
 type Run struct {
 	Workload   string  `toml:"workload" doc:"built-in workload name (see uvmsim list)"`
 	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,uvmmu" doc:"migration policy"`
-	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in whole 2 MB regions (SPEC 2), the whole footprint at 100"`
+	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in 4 KB pages (SPEC 2), the whole footprint at 100"`
 	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier"`
 	Seed       uint64  `toml:"seed" min:"0" max:"18446744073709551615" doc:"seed of every random choice (workload, LFSR seed derivation)"`
 	GraphFile  string  `toml:"graph_file" doc:"Rodinia-format graph for bfs (empty: generated)"`
+
+	GPUMemoryMB float64 `toml:"gpu_memory_mb" min:"0" max:"1048576" doc:"GPU memory in MB (2^20 bytes), cudaMalloc'd data included, as the UVMSmart simulator's -gddr_size; overrides run.oversub_pct when set (0: footprint / R)"`
 }
 
 // GPU is the core and translation configuration (UVMMU paper Table I).

@@ -118,7 +118,7 @@ func (p *UM) Attach(s *system.System) error {
 	if p.Link, p.PME, err = newLinkAndPME(s, p.cfg); err != nil {
 		return err
 	}
-	menu, err := uvm.New(p.section.Menu(p.cfg.Run.Seed), s.Layout.Pages, s.Layout.ManagedCapacity*system.PagesPerGroup)
+	menu, err := uvm.New(p.section.Menu(p.cfg.Run.Seed), s.Layout.Pages, s.Layout.ManagedPages)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
@@ -353,7 +353,7 @@ func newUMDriver(s *system.System, cfg *config.Config, sec *config.UM, name stri
 		base:     l.BaseVPN,
 		pages:    l.Pages,
 		regions:  (l.Pages + system.PagesPerRegion - 1) / system.PagesPerRegion,
-		capacity: l.ManagedCapacity * system.PagesPerGroup,
+		capacity: l.ManagedPages,
 		latency:  cfg.Cycles(sec.FaultLatencyUs),
 		bufSize:  sec.FaultBuffer,
 		menu:     menu,

@@ -256,6 +256,9 @@ type Result struct {
 	FootprintBytes  uint64 `json:"footprint_bytes"`
 	GPUMemoryBytes  uint64 `json:"gpu_memory_bytes"`
 	ManagedCapacity uint64 `json:"managed_capacity_bytes"`
+	// GPUMemoryMB is GPUMemoryBytes in MB (2^20 bytes), as
+	// run.gpu_memory_mb takes it.
+	GPUMemoryMB float64 `json:"gpu_memory_mb"`
 }
 
 // WallFields are the Result fields that depend on the host machine rather
@@ -358,8 +361,9 @@ func (s *System) result(p Policy, wall float64) Result {
 		ClockMHz: cfg.GPU.ClockMHz, Cycles: s.Sim.Cycle(), WallSeconds: wall, EvaluatedCycles: s.Sim.Executed(),
 		Walks: s.GMMU.Stats().Walks, RemoteWalks: s.Router.RemoteSeen(), DRAMBytes: s.Memory.Bytes(),
 		FootprintBytes:  s.Workload.Footprint(),
-		GPUMemoryBytes:  uint64(s.Layout.NFG) << GroupShift,
-		ManagedCapacity: uint64(s.Layout.ManagedCapacity) << GroupShift,
+		GPUMemoryBytes:  uint64(s.Layout.GPUPages) << PageShift,
+		ManagedCapacity: uint64(s.Layout.ManagedPages) << PageShift,
+		GPUMemoryMB:     float64(uint64(s.Layout.GPUPages)<<PageShift) / (1 << 20),
 	}
 	for _, m := range s.SMs {
 		st := m.Stats()

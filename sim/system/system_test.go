@@ -319,20 +319,81 @@ func TestWatchdogNamesStuckUnits(t *testing.T) {
 	assert.Contains(t, err.Error(), "um.driver")
 }
 
+// TestLayoutOversubscription: GPU memory is the footprint over R in 4 KB
+// pages. hotspot's three 4 MB grids are 3,072 pages: 125% leaves 2,457
+// pages (153 whole frame-groups for the UVMMU), 150% 2,048, 200% 1,536.
 func TestLayoutOversubscription(t *testing.T) {
 	cfg := config.Default()
 	wl, err := workload.New("hotspot", workload.Params{Seed: 1})
 	require.NoError(t, err)
-	for _, tc := range []struct{ pct, regions int }{{100, 6}, {125, 4}, {150, 4}, {200, 3}} {
+	for _, tc := range []struct{ pct, pages, nfg int }{{100, 3072, 192}, {125, 2457, 153}, {150, 2048, 128}, {200, 1536, 96}} {
 		cfg.Run.OversubPct = tc.pct
 		l, err := system.NewLayout(wl, &cfg)
 		require.NoError(t, err)
-		assert.Equal(t, tc.regions*system.GroupsPerRegion, l.ManagedCapacity, "%d%%", tc.pct)
+		assert.Equal(t, []int{tc.pages, tc.pages, tc.nfg}, []int{l.GPUPages, l.ManagedPages, l.NFG}, "%d%%", tc.pct)
 	}
 	cfg.Memory.CapacityGB = 0.004
 	cfg.Run.OversubPct = 100
 	_, err = system.NewLayout(wl, &cfg)
 	assert.ErrorContains(t, err, "memory.capacity_gb")
+}
+
+// TestOversubscriptionsAreDifferentMemories: at the shipped sizes, 100%,
+// 125% and 150% give every workload three different GPU memories.
+func TestOversubscriptionsAreDifferentMemories(t *testing.T) {
+	cfg := config.Default()
+	for _, name := range workload.Names() {
+		wl, err := workload.New(name, workload.Params{Scale: 1, Seed: 1})
+		require.NoError(t, err)
+		var pages []int
+		for _, pct := range []int{100, 125, 150} {
+			cfg.Run.OversubPct = pct
+			l, err := system.NewLayout(wl, &cfg)
+			require.NoError(t, err)
+			pages = append(pages, l.GPUPages)
+		}
+		assert.Greater(t, pages[0], pages[1], name)
+		assert.Greater(t, pages[1], pages[2], name)
+	}
+}
+
+// TestGPUMemoryMB: run.gpu_memory_mb sets the whole GPU memory, device
+// allocations included, over the ratio; srad's five cudaMalloc'd 4 MB
+// arrays take 5,120 of 5,632 pages at 22 MB, leaving 512 for managed data
+// (half of J); at 20 MB none is left, an error naming the key.
+func TestGPUMemoryMB(t *testing.T) {
+	cfg := config.Default()
+	wl, err := workload.New("srad", workload.Params{Scale: 1, Seed: 1})
+	require.NoError(t, err)
+	cfg.Run.OversubPct = 200
+	cfg.Run.GPUMemoryMB = 22
+	l, err := system.NewLayout(wl, &cfg)
+	require.NoError(t, err)
+	assert.Equal(t, []int{5632, 512, 352}, []int{l.GPUPages, l.ManagedPages, l.NFG})
+	cfg.Run.GPUMemoryMB = 20
+	_, err = system.NewLayout(wl, &cfg)
+	assert.ErrorContains(t, err, "run.gpu_memory_mb")
+}
+
+// TestPartialFrameRegion: the UVMMU's allocator manages exactly the
+// frame-groups of GPU memory, the last 2 MB region only partly present
+// (37 frame-groups: one whole region and 5 of the next), and keeps its
+// invariants while it swaps in that memory.
+func TestPartialFrameRegion(t *testing.T) {
+	cfg := testConfig("uvmmu")
+	cfg.Run.Workload = "hotspot"
+	cfg.Run.Scale = 0.2
+	cfg.GPU.SMs = 4
+	cfg.Run.GPUMemoryMB = 37.0 / 16
+	p, err := policy.New("uvmmu", &cfg)
+	require.NoError(t, err)
+	s, err := system.New(&cfg, p)
+	require.NoError(t, err)
+	assert.Equal(t, 37, s.Layout.NFG)
+	r, err := s.Run(p, system.Options{})
+	require.NoError(t, err)
+	assert.Positive(t, r.Evictions)
+	assert.Equal(t, 37.0/16, r.GPUMemoryMB)
 }
 
 // TestHostPhasesAndCudaMalloc runs srad, whose cudaMalloc'd arrays the
