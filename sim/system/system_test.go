@@ -519,3 +519,28 @@ func TestCachesLeaveEvictedPages(t *testing.T) {
 		assert.Positive(t, r.L2Hits, name)
 	}
 }
+
+// TestPacketSizesMoveWholePages: whatever pcie.packet_bytes, a page
+// crosses the link as its 4 KB of data: the bytes host to device are the
+// migrated pages' 4 KB each plus one 16 B flush acknowledgement per
+// eviction command (none here), under both migration paths. Smaller
+// packets cost the link only its per-packet grant cycles, so the run takes
+// no less time than with whole-page packets.
+func TestPacketSizesMoveWholePages(t *testing.T) {
+	for _, name := range []string{"uvmmu", "um"} {
+		var whole system.Result
+		for _, packet := range []int{4096, 64, 256, 2048, 8192} {
+			cfg := testConfig(name)
+			cfg.GPU.SMs = 1
+			cfg.PCIe.PacketBytes = packet
+			r := runMicro(t, cfg, spacedLoads(4))
+			if packet == 4096 {
+				whole = r
+			}
+			assert.Positive(t, r.Migrations, "%s %d B", name, packet)
+			assert.Equal(t, r.Migrations*4096, r.PCIeH2DBytes, "%s %d B packets: pages x 4 KB", name, packet)
+			assert.Equal(t, whole.Migrations, r.Migrations, "%s %d B", name, packet)
+			assert.GreaterOrEqual(t, r.Cycles, whole.Cycles, "%s %d B", name, packet)
+		}
+	}
+}
