@@ -41,7 +41,12 @@ type Layout struct {
 
 	ManagedGroupCount int // 64 KB page-groups of the managed allocations
 	DeviceGroups      int // frame-groups the device allocations need
-	FootprintPages    int // 4 KB pages of the managed allocations: the footprint
+	// FootprintPages is the footprint in 4 KB pages: the managed
+	// allocations in whole 64 KB page-groups, as the UVMMU migrates them
+	// and as the UVMSmart simulator's benchmark working sets count them
+	// (benchmarks/benchmark_workingset.txt: a 68 B array is 64 KB), so that
+	// at 100% every page-group has a frame-group.
+	FootprintPages int
 
 	// GPUPages is the GPU memory in 4 KB pages.
 	GPUPages int
@@ -73,7 +78,6 @@ func NewLayout(wl workload.Workload, cfg *config.Config) (Layout, error) {
 	}
 	var l Layout
 	first, end := ^uint64(0), uint64(0)
-	pagesOf := func(b uint64) int { return int((b + 1<<PageShift - 1) >> PageShift) }
 	for _, a := range allocs {
 		if a.Bytes == 0 {
 			continue
@@ -87,7 +91,6 @@ func NewLayout(wl workload.Workload, cfg *config.Config) (Layout, error) {
 		} else {
 			l.Managed = append(l.Managed, r)
 			l.ManagedGroupCount += r.Count
-			l.FootprintPages += pagesOf(a.Bytes)
 		}
 		first = min(first, lo)
 		end = max(end, hi)
@@ -97,6 +100,7 @@ func NewLayout(wl workload.Workload, cfg *config.Config) (Layout, error) {
 	}
 	l.BaseVPN = first * PagesPerGroup
 	l.Pages = int(end-first) * PagesPerGroup
+	l.FootprintPages = l.ManagedGroupCount * PagesPerGroup
 	devicePages := l.DeviceGroups * PagesPerGroup
 	if mb := cfg.Run.GPUMemoryMB; mb > 0 {
 		l.GPUPages = int(mb * (1 << 20) / (1 << PageShift))
