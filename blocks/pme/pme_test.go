@@ -236,7 +236,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.PageBytes = 8192
-	require.EqualError(t, cfg.CheckLink(pcie.DefaultConfig()), "pme: PageBytes 8192 exceeds the link's MaxPacketBytes 4096")
+	require.EqualError(t, cfg.CheckLink(pcie.DefaultConfig()), "pme: PacketBytes 8192 exceeds the link's MaxPacketBytes 4096")
 }
 
 // checkCommandEvents holds the engine's contract for every command: its

@@ -165,8 +165,8 @@ func spacedLoads(n int) *micro {
 	return m
 }
 
-// TestSwapMigrationLatencyUVMMU: 33 page-groups at 150% leave one 2 MB
-// region of 32 frame-groups. The first 32 migrations take free
+// TestSwapMigrationLatencyUVMMU: 33 page-groups (528 pages) at 103% leave
+// 512 pages, one 2 MB region of 32 frame-groups. The first 32 migrations take free
 // destinations at 1,881 cycles each, as in TestFirstMigrationLatencyUVMMU.
 // The 33rd gets an S=1 destination (the LFSR's victim) and its set-up
 // takes 134 cycles more before the PME command, measured from its opening
@@ -185,7 +185,7 @@ func spacedLoads(n int) *micro {
 // victim's pages go the other way), and the PTE write, reply choice and
 // router handshake add 3: 137 + 1875 + 3 = 2,015 cycles.
 func TestSwapMigrationLatencyUVMMU(t *testing.T) {
-	r, free, swap := runUVMMU(t, spacedLoads(33), 150)
+	r, free, swap := runUVMMU(t, spacedLoads(33), 103)
 	want := make([]uint64, 32)
 	for i := range want {
 		want[i] = 1881
@@ -292,6 +292,9 @@ func TestIdleSkippingIsExact(t *testing.T) {
 		cfg.Run.Workload = "hotspot"
 		cfg.Run.Scale = 0.05
 		cfg.GPU.SMs = 4
+		// A short launch wait: every cycle of it is evaluated without
+		// skipping.
+		cfg.GPU.KernelLaunchUs = 5
 		cfg.Check.SkipIdle = true
 		on := resultJSON(t, runNamed(t, cfg))
 		cfg.Check.SkipIdle = false
