@@ -551,3 +551,27 @@ func TestPacketSizesMoveWholePages(t *testing.T) {
 		}
 	}
 }
+
+// TestL1Hits: the same loads with the L1 on (cache.l1). The first line
+// reads the L1's set at t+2 and misses at t+3; the miss enters the L2's
+// queue and reads the slice's set at t+4, two cycles after it would have
+// without the L1, so the first load takes 338 + 2 = 340 cycles. A later
+// load of the line hits the L1: due at its set read + 1 = t+3 and answered
+// at t+4 (the answer waits for its registered done bit), 118 cycles before
+// the L2 hit's t+122: 125 - 118 = 7 cycles per load.
+func TestL1Hits(t *testing.T) {
+	for n := 1; n <= 3; n++ {
+		m := newMicro()
+		load := workload.Op{Kind: workload.OpLoad, Size: 4, Lanes: 1}
+		load.Addr[0] = m.allocs[0].Base
+		for i := 0; i < n; i++ {
+			m.ops = append(m.ops, load)
+		}
+		cfg := testConfig("ideal")
+		cfg.GPU.SMs = 1
+		cfg.Cache.L2, cfg.Cache.L1 = true, true
+		r := runMicro(t, cfg, m)
+		assert.Equal(t, uint64(340+7*(n-1)), r.Cycles, "%d loads", n)
+		assert.Equal(t, []uint64{uint64(n - 1), 1, 0, 1}, []uint64{r.L1Hits, r.L1Misses, r.L2Hits, r.L2Misses}, "%d loads: L1 hits, misses, L2 hits, misses", n)
+	}
+}
