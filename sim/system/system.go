@@ -193,7 +193,7 @@ func newCaches(s *System) (*gpu.Caches, error) {
 		L1:          cache.Config{Sets: c.L1Sets, Ways: c.L1Ways, LineBytes: cfg.GPU.LineBytes, SectorBytes: sector, HitLatency: c.L1LatencyCycles},
 		L1Enabled:   c.L1,
 		DRAMLatency: uint64(cfg.Memory.LatencyCycles), SliceByteTime: cfg.TransferTime(cfg.Memory.BandwidthGBs / float64(c.L2Slices)),
-		InputDepth: 4, InvalidateDepth: 1 << 16,
+		InputDepth: 4, InvalidateDepth: 1 << 14, // 64 MB of unmapped pages waiting
 	}, s.SMs, s.GMMU.Update)
 }
 
