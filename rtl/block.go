@@ -38,6 +38,24 @@ type Base struct {
 	sleepUntil uint64
 	// holdUntil keeps the block awake until an in-flight SRAM read lands.
 	holdUntil uint64
+
+	// banks are the block's registers by type (each a *regBank[T]);
+	// pending holds those banks and SRAMs written in this cycle, which
+	// the block commits at the clock edge.
+	banks   []any
+	pending []committer
+}
+
+// commit makes this cycle's register and SRAM writes take effect and
+// returns the number of write-backs. A block that wrote state is active.
+func (b *Base) commit() uint64 {
+	var n uint64
+	for _, c := range b.pending {
+		n += c.commit()
+	}
+	b.pending = b.pending[:0]
+	b.wrote = true
+	return n
 }
 
 func (b *Base) base() *Base { return b }

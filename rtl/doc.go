@@ -34,6 +34,21 @@
 // jumps to the earliest wake time. Results are bit-identical with skipping on
 // and off (Options.SkipIdle), which the test suite also proves.
 //
+// # Storage and commit
+//
+// A block's registers live in banks, one per register type, with the
+// scalar ones allocated in contiguous chunks and a Vec's elements in one
+// slice. A register's first write in a cycle records it in its bank and the
+// bank in its block; at the clock edge each evaluated block commits its
+// written banks in one typed loop. Nothing is allocated per cycle.
+//
+// # Parallel evaluation
+//
+// With Options.Threads above one, the blocks of each Eval phase are spread
+// over helper goroutines (see parallel.go). A block's Eval writes only its
+// own state, so the result is the serial one bit for bit; the test suite
+// compares traces at several thread counts. Drive and commit stay serial.
+//
 // # Checked mode
 //
 // With Options.Checked the kernel reports, as the error returned by Step, Run

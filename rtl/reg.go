@@ -15,10 +15,20 @@ type Packer interface {
 	Pack() uint64
 }
 
-// committer is anything with state that changes at the clock edge.
+// committer is the state of one block, of one kind, written in this
+// cycle: a bank's written registers or an SRAM's write ports. commit makes
+// the writes take effect and returns the number of write-backs.
 type committer interface {
-	commit()
+	commit() uint64
 }
+
+// clocked is what sets a register apart from a wire among the
+// traced signals.
+type clocked interface {
+	isReg()
+}
+
+func (r *Reg[T]) isReg() {}
 
 // traced is anything that can be dumped to a VCD file.
 type traced interface {
@@ -39,7 +49,76 @@ type Reg[T comparable] struct {
 	dirty   bool
 	checked bool // the Sim's checked mode, kept beside the value
 	info    uint32
-	owner   *Base
+	bank    *regBank[T]
+}
+
+// regBank holds a block's registers of one type: the scalar ones in
+// contiguous chunks, and the list of those written in this cycle, which
+// the block commits in one typed loop at the clock edge.
+type regBank[T comparable] struct {
+	owner *Base
+	dirty []*Reg[T]
+	chunk []Reg[T] // room for the next scalar registers
+}
+
+// regChunk is how many scalar registers of one type a block gets per
+// allocation: enough that a block's registers share a few cache lines.
+const regChunk = 16
+
+// bankOf returns block b's bank for registers of type T, making it on first
+// use.
+func bankOf[T comparable](b *Base) *regBank[T] {
+	for _, k := range b.banks {
+		if bk, ok := k.(*regBank[T]); ok {
+			return bk
+		}
+	}
+	bk := &regBank[T]{owner: b}
+	b.banks = append(b.banks, bk)
+	return bk
+}
+
+// newScalar returns a fresh register from the bank's current chunk.
+func (k *regBank[T]) newScalar() *Reg[T] {
+	if len(k.chunk) == 0 {
+		k.chunk = make([]Reg[T], regChunk)
+	}
+	r := &k.chunk[0]
+	k.chunk = k.chunk[1:]
+	return r
+}
+
+// mark records the register's first write of the cycle. A write outside
+// Eval (a modeling error that checked mode reports) still commits at the
+// next clock edge, as every write does, though its owner may sleep.
+func (k *regBank[T]) mark(r *Reg[T]) {
+	r.dirty = true
+	if len(k.dirty) == 0 {
+		b := k.owner
+		if len(b.pending) == 0 && b.sim.phase != phaseEval {
+			b.sim.stray = append(b.sim.stray, b)
+		}
+		b.pending = append(b.pending, k)
+	}
+	k.dirty = append(k.dirty, r)
+}
+
+func (k *regBank[T]) commit() uint64 {
+	for _, r := range k.dirty {
+		r.q = r.d
+		r.dirty = false
+	}
+	n := uint64(len(k.dirty))
+	k.dirty = k.dirty[:0]
+	return n
+}
+
+// clearPending drops the writes of a cycle that is not committed (reset).
+func (k *regBank[T]) clearPending() {
+	for _, r := range k.dirty {
+		r.dirty = false
+	}
+	k.dirty = k.dirty[:0]
 }
 
 // regInfo is what a register needs only for checks, tracing and reset.
@@ -53,14 +132,22 @@ type regInfo[T comparable] struct {
 // NewReg makes an unsigned register of the given width (1..64 bits and no
 // wider than T) with a reset value, owned by block b.
 func NewReg[T constraints.Unsigned](b *Base, name string, width int, reset T) *Reg[T] {
-	r := &Reg[T]{}
+	r := scalarReg[T](b, name)
 	initReg(r, b, name, width, reset, packerFor[T]())
 	return r
 }
 
+// scalarReg allocates a register in block b's bank for its type.
+func scalarReg[T comparable](b *Base, name string) *Reg[T] {
+	if b.sim == nil {
+		panic(fmt.Sprintf("rtl: register %q created on a block that was not added to a Sim", name))
+	}
+	return bankOf[T](b).newScalar()
+}
+
 // NewFlag makes a one-bit register.
 func NewFlag(b *Base, name string, reset bool) *Reg[bool] {
-	r := &Reg[bool]{}
+	r := scalarReg[bool](b, name)
 	initReg(r, b, name, 1, reset, packerFor[bool]())
 	return r
 }
@@ -71,7 +158,7 @@ func NewRegOf[T interface {
 	comparable
 	Packer
 }](b *Base, name string, width int, reset T) *Reg[T] {
-	r := &Reg[T]{}
+	r := scalarReg[T](b, name)
 	initReg(r, b, name, width, reset, func(v T) uint64 { return v.Pack() })
 	return r
 }
@@ -86,7 +173,7 @@ func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, 
 	if len(b.sim.regInfo) > math.MaxUint32 {
 		panic(fmt.Sprintf("rtl: register %s: too many registers", b.Child(name)))
 	}
-	*r = Reg[T]{q: reset, d: reset, checked: b.checked, owner: b, info: uint32(len(b.sim.regInfo))}
+	*r = Reg[T]{q: reset, d: reset, checked: b.checked, bank: bankOf[T](b), info: uint32(len(b.sim.regInfo))}
 	b.sim.regInfo = append(b.sim.regInfo, &regInfo[T]{name: b.Child(name), width: width, reset: reset, pack: pack})
 	if pack(reset)&^mask(width) != 0 {
 		panic(fmt.Sprintf("rtl: register %s reset value does not fit %d bits", r.about().name, width))
@@ -103,20 +190,28 @@ func (r *Reg[T]) Q() T {
 	return r.q
 }
 
-func (r *Reg[T]) checkRead() { r.owner.sim.checkRegRead(r.owner, r.about().name) }
+//go:noinline
+func (r *Reg[T]) checkRead() { r.bank.owner.sim.checkRegRead(r.bank.owner, r.about().name) }
 
 // Set writes the value the register takes at the next clock edge. Only the
 // owning block may write it, only in Eval, and only once per cycle.
 func (r *Reg[T]) Set(v T) {
+	r.d = v
+	if !r.dirty || r.checked {
+		r.note(v)
+	}
+}
+
+// note checks a write in checked mode and records the register's first
+// write of the cycle; it is out of line so that Set inlines.
+//
+//go:noinline
+func (r *Reg[T]) note(v T) {
 	if r.checked {
 		r.checkSet(v)
 	}
-	b := r.owner
-	r.d = v
-	b.wrote = true
 	if !r.dirty {
-		r.dirty = true
-		b.sim.dirty = append(b.sim.dirty, r)
+		r.bank.mark(r)
 	}
 }
 
@@ -125,21 +220,16 @@ func (r *Reg[T]) Set(v T) {
 // state between cycles; it wakes the owner.
 func (r *Reg[T]) Poke(v T) {
 	r.q, r.d = v, v
-	r.owner.wake()
-	r.owner.sim.redrive(r.owner)
+	r.bank.owner.wake()
+	r.bank.owner.sim.redrive(r.bank.owner)
 }
 
 func (r *Reg[T]) checkSet(v T) {
-	s, in := r.owner.sim, r.about()
-	s.checkRegWrite(r.owner, in.name, r.dirty)
+	s, in := r.bank.owner.sim, r.about()
+	s.checkRegWrite(r.bank.owner, in.name, r.dirty)
 	if in.pack(v)&^mask(in.width) != 0 {
 		s.fail(fmt.Errorf("register %s: value %#x does not fit %d bits in cycle %d", in.name, in.pack(v), in.width, s.cycle))
 	}
-}
-
-func (r *Reg[T]) commit() {
-	r.q = r.d
-	r.dirty = false
 }
 
 func (r *Reg[T]) resetValue() {
@@ -148,7 +238,7 @@ func (r *Reg[T]) resetValue() {
 }
 
 // about is what the register needs only for checks, tracing and reset.
-func (r *Reg[T]) about() *regInfo[T] { return r.owner.sim.regInfo[r.info].(*regInfo[T]) }
+func (r *Reg[T]) about() *regInfo[T] { return r.bank.owner.sim.regInfo[r.info].(*regInfo[T]) }
 
 // Name is the register's hierarchical name.
 func (r *Reg[T]) Name() string { return r.about().name }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 )
 
 // Options select the scheduler's behaviour.
@@ -14,6 +15,11 @@ type Options struct {
 	// SkipIdle evaluates only awake blocks and jumps the clock over cycles in
 	// which every block sleeps. Results are identical either way.
 	SkipIdle bool
+	// Threads evaluates the blocks of each Eval phase on this many
+	// goroutines (0 or 1: on the caller's alone; at most MaxThreads).
+	// Results are identical at any count. Checked mode always evaluates
+	// on one goroutine.
+	Threads int
 }
 
 type phase uint8
@@ -53,7 +59,7 @@ type Sim struct {
 	driveSet []uint64
 	soonest  uint64
 
-	dirty   []committer
+	stray   []*Base // blocks written outside Eval (see regBank.mark)
 	regs    []resettable
 	regInfo []any // per register, by number: its *regInfo
 	wires   []resettable
@@ -65,12 +71,27 @@ type Sim struct {
 	cur   *Base
 	err   error
 
+	par      *evalPool // helpers of a parallel Eval phase, nil when serial
+	evalList []*Base   // the blocks of a parallel Eval phase
+
+	probes []func(cycle uint64)
+
 	vcd *vcdWriter
 }
 
 // New makes an empty simulator.
 func New(opts Options) *Sim {
-	return &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, dirty: make([]committer, 0, 256), names: map[string]bool{}}
+	if opts.Threads < 0 || opts.Threads > MaxThreads {
+		panic(fmt.Sprintf("rtl: Options.Threads = %d outside 0..%d", opts.Threads, MaxThreads))
+	}
+	s := &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, names: map[string]bool{}}
+	if opts.Threads > 1 && !opts.Checked {
+		s.par = newEvalPool(opts.Threads - 1)
+		// The helpers hold the pool, not the Sim; they stop once the Sim
+		// is unreachable.
+		runtime.AddCleanup(s, func(p *evalPool) { p.close() }, s.par)
+	}
+	return s
 }
 
 // addSignal records a register or wire under its unique hierarchical name.
@@ -129,7 +150,14 @@ func (s *Sim) Reset() {
 	for _, m := range s.srams {
 		m.resetValue()
 	}
-	s.dirty = s.dirty[:0]
+	for _, b := range s.blocks {
+		for _, k := range b.banks {
+			k.(interface{ clearPending() }).clearPending()
+		}
+		clear(b.pending)
+		b.pending = b.pending[:0]
+	}
+	s.stray = s.stray[:0]
 	s.cycle, s.executed, s.commits, s.err = 0, 0, 0, nil
 	s.awake = len(s.blocks)
 	s.soonest = Never
@@ -163,6 +191,15 @@ func (s *Sim) Shuffle(rng *rand.Rand) {
 	s.index()
 }
 
+// Probe adds an observer that is called after the commit of every
+// evaluated cycle with that cycle's number. It sees the registers at
+// their new values and the wires still at the values they had in the
+// cycle (a handshake that fired in it still shows as fired). A probe
+// records (statistics, latency samples) and changes nothing, so it costs
+// no Eval a line and never keeps a block awake; an idle cycle the
+// scheduler skips changes nothing and is not probed.
+func (s *Sim) Probe(fn func(cycle uint64)) { s.probes = append(s.probes, fn) }
+
 // Step evaluates the current cycle, commits it, and drives the outputs of
 // the next one.
 func (s *Sim) Step() error {
@@ -170,23 +207,25 @@ func (s *Sim) Step() error {
 		s.vcd.dump(s.cycle)
 	}
 	s.phase = phaseEval
-	for wi, set := range s.awakeSet {
-		for ; set != 0; set &= set - 1 {
-			b := s.order[wi<<6|bits.TrailingZeros64(set)]
-			b.wrote, b.readTime, b.sleepAsked = false, false, false
-			s.cur = b
-			b.self.Eval()
+	if s.par != nil && s.awake >= parMinBlocks {
+		s.evalParallel()
+	} else {
+		for wi, set := range s.awakeSet {
+			for ; set != 0; set &= set - 1 {
+				b := s.order[wi<<6|bits.TrailingZeros64(set)]
+				b.wrote, b.readTime, b.sleepAsked = false, false, false
+				s.cur = b
+				b.self.Eval()
+			}
 		}
 	}
 	s.cur = nil
 	s.phase = phaseCommit
-	s.commits += uint64(len(s.dirty))
-	for _, c := range s.dirty {
-		c.commit()
-	}
-	s.dirty = s.dirty[:0]
-	if s.skipIdle {
-		s.decideSleep()
+	s.commitAndSleep()
+	// Sleep decisions change no register or wire, so the probes see the
+	// committed state as if they ran between commit and sleep.
+	for _, p := range s.probes {
+		p(s.cycle)
 	}
 	s.phase = phaseIdle
 	s.cycle++
@@ -195,16 +234,43 @@ func (s *Sim) Step() error {
 	return s.err
 }
 
-// decideSleep puts to sleep every block that was evaluated this cycle and
-// is at a fixed point or asked to sleep. Eval wakes no block, so the awake
-// set is the set just evaluated.
-func (s *Sim) decideSleep() {
+// evalParallel runs the Eval phase of the awake blocks on the helpers.
+func (s *Sim) evalParallel() {
+	list := s.evalList[:0]
+	for wi, set := range s.awakeSet {
+		for ; set != 0; set &= set - 1 {
+			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+			b.wrote, b.readTime, b.sleepAsked = false, false, false
+			list = append(list, b)
+		}
+	}
+	s.evalList = list
+	s.par.eval(list)
+}
+
+// commitAndSleep commits, block by block, the state written in this
+// cycle, and with idle skipping puts to sleep every block that is at a
+// fixed point or asked to sleep. Eval wakes no block, so the awake set is
+// the set just evaluated, and only a block that was evaluated wrote state.
+func (s *Sim) commitAndSleep() {
 	next := s.cycle + 1
 	for wi := range s.awakeSet {
 		for set := s.awakeSet[wi]; set != 0; set &= set - 1 {
-			s.trySleep(s.order[wi<<6|bits.TrailingZeros64(set)], next)
+			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+			if len(b.pending) != 0 {
+				s.commits += b.commit()
+			}
+			if s.skipIdle {
+				s.trySleep(b, next)
+			}
 		}
 	}
+	for _, b := range s.stray {
+		if len(b.pending) != 0 {
+			s.commits += b.commit()
+		}
+	}
+	s.stray = s.stray[:0]
 }
 
 // trySleep puts block b to sleep if it is at a fixed point or asked to

@@ -120,7 +120,7 @@ func (m *SRAM[T]) Write(port, addr int, data T) {
 	p.write, p.waddr, p.wdata = true, addr, data
 	if !m.dirty {
 		m.dirty = true
-		m.sim.dirty = append(m.sim.dirty, m)
+		m.owner.pending = append(m.owner.pending, m)
 	}
 	m.Writes++
 }
@@ -153,7 +153,8 @@ func (m *SRAM[T]) settle(p *sramPort[T]) {
 	}
 }
 
-func (m *SRAM[T]) commit() {
+// commit stores the cycle's writes; the macro counts as one write-back.
+func (m *SRAM[T]) commit() uint64 {
 	for i := range m.ports {
 		p := &m.ports[i]
 		if p.write {
@@ -162,6 +163,7 @@ func (m *SRAM[T]) commit() {
 		}
 	}
 	m.dirty = false
+	return 1
 }
 
 func (m *SRAM[T]) resetValue() {

@@ -62,8 +62,19 @@ func initWire[T comparable](w *Wire[T], s *Sim, name string, width int, pack fun
 // Set drives the wire. Blocks call it only from Drive; a testbench calls it
 // between cycles to apply inputs. A change of value wakes the listeners.
 func (w *Wire[T]) Set(v T) {
+	if w.v != v || w.checked {
+		w.set(v)
+	}
+}
+
+// set checks a drive in checked mode and applies a change of value; it
+// is out of line so that Set and Get inline into the blocks' Drive and
+// Eval.
+//
+//go:noinline
+func (w *Wire[T]) set(v T) {
 	if w.checked {
-		w.checkSet(v)
+		w.sim.checkWireDrive(w.name, &w.driver, w.width, w.pack(v))
 	}
 	if w.v != v {
 		w.v = v
@@ -71,7 +82,8 @@ func (w *Wire[T]) Set(v T) {
 	}
 }
 
-func (w *Wire[T]) checkSet(v T) { w.sim.checkWireDrive(w.name, &w.driver, w.width, w.pack(v)) }
+//go:noinline
+func (w *Wire[T]) checkGet() { w.sim.checkWireRead(w.name) }
 
 func (w *Wire[T]) wakeSinks() {
 	for _, b := range w.sinks {
@@ -82,7 +94,7 @@ func (w *Wire[T]) wakeSinks() {
 // Get reads the wire. Blocks call it only from Eval.
 func (w *Wire[T]) Get() T {
 	if w.checked {
-		w.sim.checkWireRead(w.name)
+		w.checkGet()
 	}
 	return w.v
 }
@@ -113,11 +125,24 @@ type Decoupled[T comparable] struct {
 
 // NewDecoupled makes a channel carrying an unsigned payload of width bits.
 func NewDecoupled[T constraints.Unsigned](s *Sim, name string, width int) *Decoupled[T] {
-	return &Decoupled[T]{
-		Valid: NewBit(s, name+".valid"),
-		Ready: NewBit(s, name+".ready"),
-		Bits:  NewWire[T](s, name+".bits", width),
-	}
+	return newDecoupled(s, name, width, packerFor[T]())
+}
+
+// decoupledWires keeps a channel's three wires in one allocation, so that
+// the handshake a block reads each cycle sits on one or two cache lines.
+type decoupledWires[T comparable] struct {
+	ch           Decoupled[T]
+	valid, ready Wire[bool]
+	bits         Wire[T]
+}
+
+func newDecoupled[T comparable](s *Sim, name string, width int, pack func(T) uint64) *Decoupled[T] {
+	w := &decoupledWires[T]{}
+	initWire(&w.valid, s, name+".valid", 1, packerFor[bool]())
+	initWire(&w.ready, s, name+".ready", 1, packerFor[bool]())
+	initWire(&w.bits, s, name+".bits", width, pack)
+	w.ch = Decoupled[T]{Valid: &w.valid, Ready: &w.ready, Bits: &w.bits}
+	return &w.ch
 }
 
 // NewDecoupledOf makes a channel carrying a struct payload packed into width
@@ -126,15 +151,17 @@ func NewDecoupledOf[T interface {
 	comparable
 	Packer
 }](s *Sim, name string, width int) *Decoupled[T] {
-	return &Decoupled[T]{
-		Valid: NewBit(s, name+".valid"),
-		Ready: NewBit(s, name+".ready"),
-		Bits:  NewWireOf[T](s, name+".bits", width),
-	}
+	return newDecoupled(s, name, width, func(v T) uint64 { return v.Pack() })
 }
 
 // Fire reports whether a transfer happens in this cycle.
-func (d *Decoupled[T]) Fire() bool { return d.Valid.Get() && d.Ready.Get() }
+func (d *Decoupled[T]) Fire() bool {
+	v, r := d.Valid, d.Ready
+	if v.checked {
+		return v.Get() && r.Get()
+	}
+	return v.v && r.v
+}
 
 // Producer declares b as the channel's producer: b listens to Ready.
 func (d *Decoupled[T]) Producer(b *Base) { b.Listen(d.Ready) }

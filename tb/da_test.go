@@ -64,7 +64,12 @@ const (
 // NewDA builds the Go DA and its DRAM in a checked simulator, with the
 // IPgT preloaded from table.
 func NewDA(cfg da.Config, mc dram.Config, table []uint64) (*DA, error) {
-	s := rtl.New(rtl.Options{Checked: true})
+	return newDAIn(cfg, mc, table, rtl.Options{Checked: true})
+}
+
+// newDAIn is NewDA in a simulator with the given options.
+func newDAIn(cfg da.Config, mc dram.Config, table []uint64, opts rtl.Options) (*DA, error) {
+	s := rtl.New(opts)
 	p := da.NewPorts(s, "da", cfg)
 	if _, err := da.New(s, "da", cfg, p); err != nil {
 		return nil, err

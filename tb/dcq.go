@@ -34,8 +34,12 @@ const (
 )
 
 // NewDCQ builds the Go DCQ in its own checked simulator.
-func NewDCQ(cfg dcq.Config) (*DCQ, error) {
-	s := rtl.New(rtl.Options{Checked: true})
+func NewDCQ(cfg dcq.Config) (*DCQ, error) { return NewDCQIn(cfg, rtl.Options{Checked: true}) }
+
+// NewDCQIn builds the Go DCQ in a simulator with the given options: the
+// speed comparison runs it unchecked too.
+func NewDCQIn(cfg dcq.Config, opts rtl.Options) (*DCQ, error) {
+	s := rtl.New(opts)
 	p := dcq.NewPorts(s, "dcq", cfg)
 	if _, err := dcq.New(s, "dcq", cfg, p); err != nil {
 		return nil, err

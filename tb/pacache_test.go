@@ -54,7 +54,12 @@ const (
 
 // NewPACache builds the Go PA-Cache and PA-Table in a checked simulator.
 func NewPACache(cfg pacache.Config, tcfg pacache.TableConfig) (*PACache, error) {
-	s := rtl.New(rtl.Options{Checked: true})
+	return newPACacheIn(cfg, tcfg, rtl.Options{Checked: true})
+}
+
+// newPACacheIn is NewPACache in a simulator with the given options.
+func newPACacheIn(cfg pacache.Config, tcfg pacache.TableConfig, opts rtl.Options) (*PACache, error) {
+	s := rtl.New(opts)
 	p := pacache.NewPorts(s, "pac", cfg)
 	if _, err := pacache.New(s, "pac", cfg, p); err != nil {
 		return nil, err

@@ -120,11 +120,11 @@ func (c *control) Eval() {
 // docs/platform.md with the real link, TLB, GMMU and engine.
 func TestMigrationTimeline(t *testing.T) {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: true})
-	tl, err := tlb.New(s, "sm0.l1tlb", tlb.DefaultL1Config())
+	tl, err := tlb.New(s, "sm0.l1tlb", tlb.DefaultL1Config(), tlb.NewPorts(s, "sm0.l1tlb"))
 	require.NoError(t, err)
 	gcfg := ptw.DefaultConfig()
 	gcfg.Pages = 1024
-	g, err := ptw.New(s, "gmmu", gcfg)
+	g, err := ptw.New(s, "gmmu", gcfg, ptw.NewPorts(s, "gmmu"))
 	require.NoError(t, err)
 	link, err := pcie.New(s, "pcie", pcie.DefaultConfig())
 	require.NoError(t, err)

@@ -42,7 +42,7 @@ func TestRunRejectsBadSpecsBeforeRunning(t *testing.T) {
 	}{
 		{Spec{Workload: "hotspot", Policy: "nosuch", OversubPct: 100, Scale: 1, Seed: 1}, []string{"run 2", `policy "nosuch"`, "allowed: ideal"}},
 		{Spec{Workload: "nosuch", Policy: "ideal", OversubPct: 100, Scale: 1, Seed: 1}, []string{`workload "nosuch"`, "allowed:", "hotspot"}},
-		{Spec{Workload: "hotspot", Policy: "ideal", OversubPct: 50, Scale: 1, Seed: 1}, []string{"run.oversub_pct", "[100, 1000]"}},
+		{Spec{Workload: "hotspot", Policy: "ideal", OversubPct: 50, Scale: 1, Seed: 1}, []string{"run.oversub_pct", "100..1000"}},
 		{Spec{Workload: "hotspot", Policy: "ideal", OversubPct: 100, Scale: 1, Seed: 1, Sets: []string{"pcie.nosuch=1"}}, []string{"pcie.nosuch"}},
 	}
 	for _, c := range cases {

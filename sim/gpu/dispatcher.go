@@ -19,7 +19,8 @@ import (
 // of its stream, starting it at zero (stream_manager.cc:201-218); the
 // GTX 1080 Ti configuration sets 222,150 cycles, 150 us
 // (configs/GeForceGTX1080Ti/gpgpusim.config:193). The dispatcher sleeps
-// through the wait, so idle skipping makes it cost one jump.
+// until the launch, so idle skipping makes the wait cost one jump and the
+// watchdog sees a timed wait, not a stall.
 type Dispatcher struct {
 	rtl.Base
 
@@ -129,13 +130,6 @@ func (d *Dispatcher) Eval() {
 	default:
 		d.Sleep()
 	}
-}
-
-// Launching reports, between cycles, whether the dispatcher is counting a
-// kernel's launch latency down: a wait that is not a stall.
-func (d *Dispatcher) Launching() bool {
-	ph := int(d.phase.Q())
-	return ph < len(d.phases) && d.phases[ph].Kernel != nil && d.Sim().Cycle() < d.startAt.Q()
 }
 
 // next ends phase ph in this cycle: the next phase begins in the next

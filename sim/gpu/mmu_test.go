@@ -108,7 +108,7 @@ func TestRouterRandom(t *testing.T) {
 		fills = append(fills, tlb.FillPort{Decoupled: rtl.NewDecoupled[uint64](s, n+".fill", pte.VPNBits), PTE: rtl.NewWire[pte.PTE](s, n+".fill.pte", 64)})
 		replays = append(replays, walkPort(s, n+".replay"))
 	}
-	r := NewRouter(s, "router", walks, fills, replays)
+	r := NewRouter(s, "router", NewRouterPorts(s, "router", walks, fills, replays))
 	s.Reset()
 	type item struct {
 		W ptw.Walk
@@ -206,15 +206,15 @@ func unmapDuringWalk(t *testing.T, shootAt, writeAt int, skip bool) (int, pte.PT
 	old, fresh := pte.Local(0x40), pte.Remote(0x77)
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
 	phases := oneWarpKernel(access(workload.OpLoad, p<<PageShift))
-	l1, err := tlb.New(s, "sm0.l1tlb", tlb.DefaultL1Config())
+	l1, err := tlb.New(s, "sm0.l1tlb", tlb.DefaultL1Config(), tlb.NewPorts(s, "sm0.l1tlb"))
 	require.NoError(t, err)
-	m, err := NewSM(s, "sm0", 0, SMConfig{Warps: 64, LineBytes: 128, TranslateQueue: 64}, Kernels(phases), PortsOf(l1))
+	m, err := NewSM(s, "sm0", 0, SMConfig{Warps: 64, LineBytes: 128, TranslateQueue: 64}, Kernels(phases), NewSMPorts(s, "sm0", l1.Ports))
 	require.NoError(t, err)
-	g, err := ptw.New(s, "gmmu", ptw.Config{Walkers: 4, QueueDepth: 8, Levels: 1, LevelLatency: 100, BaseVPN: base, Pages: 64})
+	g, err := ptw.New(s, "gmmu", ptw.Config{Walkers: 4, QueueDepth: 8, Levels: 1, LevelLatency: 100, BaseVPN: base, Pages: 64}, ptw.NewPorts(s, "gmmu"))
 	require.NoError(t, err)
 	_, err = NewWalkArbiter(s, "walk_arbiter", WalkReqs([]*SM{m}), g.Req)
 	require.NoError(t, err)
-	r := NewRouter(s, "router", g.Resp, []tlb.FillPort{l1.Fill}, []*rtl.Decoupled[ptw.Walk]{m.Replay})
+	r := NewRouter(s, "router", NewRouterPorts(s, "router", g.Resp, []tlb.FillPort{l1.Fill}, []*rtl.Decoupled[ptw.Walk]{m.Replay}))
 	r.Watch(g.Update)
 	d := NewDispatcher(s, "dispatcher", phases, []*SM{m}, 0)
 	_, err = NewMemory(s, "dram", MemoryConfig{SMs: 1, Warps: 64, LineBytes: 128, Latency: 100, ByteTime: 200, RemoteLatency: 200, RemoteByteTime: 200}, []*SM{m})

@@ -114,9 +114,9 @@ func newBench(t *testing.T, nSM, warps int, sched Scheduler, walkLatency uint64,
 	b := &bench{sim: s}
 	for i := 0; i < nSM; i++ {
 		path := "sm" + string(rune('0'+i))
-		l1, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config())
+		l1, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config(), tlb.NewPorts(s, path+".l1tlb"))
 		require.NoError(t, err)
-		m, err := NewSM(s, path, i, SMConfig{Warps: warps, Scheduler: sched, LineBytes: 128, TranslateQueue: 2080}, kernels, PortsOf(l1))
+		m, err := NewSM(s, path, i, SMConfig{Warps: warps, Scheduler: sched, LineBytes: 128, TranslateQueue: 2080}, kernels, NewSMPorts(s, path, l1.Ports))
 		require.NoError(t, err)
 		b.walkers = append(b.walkers, newWalker(s, m, l1, walkLatency))
 		b.sms = append(b.sms, m)
@@ -259,10 +259,10 @@ func TestSMConfigErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "allowed: gto, lrr")
 }
 
-func testPorts(s *rtl.Sim, path string) TLBPorts {
-	t, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config())
+func testPorts(s *rtl.Sim, path string) SMPorts {
+	t, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config(), tlb.NewPorts(s, path+".l1tlb"))
 	if err != nil {
 		panic(err)
 	}
-	return PortsOf(t)
+	return NewSMPorts(s, path, t.Ports)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/uvmmu/uvmmu/blocks/accessctr"
+	"github.com/uvmmu/uvmmu/rtl"
 )
 
 // Prefetcher names (UVMSmart simulator, gpu-sim.cc: -hardware_prefetch
@@ -60,6 +61,9 @@ const (
 	// MaxFreeBufferPercent bounds the free-page buffer below all of memory.
 	MaxFreeBufferPercent = 99
 )
+
+// PenaltyRange is the Penalty Validate allows.
+var PenaltyRange = rtl.Range{Min: 1, Max: MaxPenalty}
 
 // Config is the driver's policy menu.
 type Config struct {
@@ -128,10 +132,10 @@ func (c Config) Validate() error {
 		return err
 	}
 	switch {
-	case c.StaticThreshold < 1 || c.StaticThreshold > accessctr.MaxCount:
-		return fmt.Errorf("uvm: StaticThreshold = %d is outside 1..%d (the 27-bit access count)", c.StaticThreshold, accessctr.MaxCount)
-	case c.Penalty < 1 || c.Penalty > MaxPenalty:
-		return fmt.Errorf("uvm: Penalty = %d is outside 1..%d", c.Penalty, MaxPenalty)
+	case !accessctr.ThresholdRange.Has(int64(c.StaticThreshold)):
+		return fmt.Errorf("uvm: StaticThreshold = %d is outside %s (the 27-bit access count)", c.StaticThreshold, accessctr.ThresholdRange)
+	case !PenaltyRange.Has(int64(c.Penalty)):
+		return fmt.Errorf("uvm: Penalty = %d is outside %s", c.Penalty, PenaltyRange)
 	case !(c.FreeBufferPercent >= 0 && c.FreeBufferPercent <= MaxFreeBufferPercent):
 		return fmt.Errorf("uvm: FreeBufferPercent = %g is outside 0..%d", c.FreeBufferPercent, MaxFreeBufferPercent)
 	}

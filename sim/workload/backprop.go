@@ -57,7 +57,7 @@ func newBackprop(p Params, scale float64) (*builtin, error) {
 	bp.inputPrevWeights, bp.partialSum = w.base(iPrev), w.base(iPartial)
 
 	w.kernel(&Kernel{Name: "bpnn_layerforward_CUDA", Blocks: blocks, ThreadsPerBlock: backpropTile * backpropTile,
-		NewWarp: func(b, wp int) WarpStream { return &backpropForward{bp: bp, by: b, warp: wp} }})
+		NewWarp: func(b, wp int) WarpStream { return backpropForwardPool.fill(backpropForward{bp: bp, by: b, warp: wp}) }})
 
 	// Host work between the kernels (bpnn_train_cuda): sum the partial sums
 	// and the bias row of input_weights, then the output layer, the errors
@@ -77,7 +77,7 @@ func newBackprop(p Params, scale float64) (*builtin, error) {
 	whole(iHiddenPrev, true)
 
 	w.kernel(&Kernel{Name: "bpnn_adjust_weights_cuda", Blocks: blocks, ThreadsPerBlock: backpropTile * backpropTile,
-		NewWarp: func(b, wp int) WarpStream { return &backpropAdjust{bp: bp, by: b, warp: wp} }})
+		NewWarp: func(b, wp int) WarpStream { return backpropAdjustPool.fill(backpropAdjust{bp: bp, by: b, warp: wp}) }})
 	return w, nil
 }
 
@@ -93,7 +93,19 @@ type backpropForward struct {
 	pc       int
 }
 
+var backpropForwardPool warpPool[backpropForward]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *backpropForward) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	backpropForwardPool.done(s)
+	return false
+}
+
+func (s *backpropForward) next(op *Op) bool {
 	bp := s.bp
 	pc := s.pc
 	s.pc++
@@ -187,7 +199,19 @@ var backpropAdjustProgram = []backpropStep{
 	{kind: OpStore, array: bpOldW, bias: true},
 }
 
+var backpropAdjustPool warpPool[backpropAdjust]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *backpropAdjust) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	backpropAdjustPool.done(s)
+	return false
+}
+
+func (s *backpropAdjust) next(op *Op) bool {
 	bp := s.bp
 	if s.pc >= len(backpropAdjustProgram) {
 		return false

@@ -88,7 +88,9 @@ func buildBFS(g *graph) *builtin {
 		w.kernel(&Kernel{Name: "Kernel", Blocks: blocks, ThreadsPerBlock: bfsThreads,
 			NewWarp: func(b, wp int) WarpStream { return newBFSExpand(bf, k, b*bfsThreads+wp*WarpSize) }})
 		w.kernel(&Kernel{Name: "Kernel2", Blocks: blocks, ThreadsPerBlock: bfsThreads,
-			NewWarp: func(b, wp int) WarpStream { return &bfsUpdate{bf: bf, k: k, tid0: b*bfsThreads + wp*WarpSize} }})
+			NewWarp: func(b, wp int) WarpStream {
+				return bfsUpdatePool.fill(bfsUpdate{bf: bf, k: k, tid0: b*bfsThreads + wp*WarpSize})
+			}})
 	}
 	return w
 }
@@ -105,20 +107,18 @@ type bfsExpand struct {
 	steps uint32 // longest active edge list
 	n     int    // active lanes
 	lane  [WarpSize]uint8
-	start [WarpSize]uint32
-	deg   [WarpSize]uint32
-	dest  [WarpSize]uint32 // destination read at the current edge step
+	edges [WarpSize]edgeCursor // the active lanes' edge lists
+	dest  [WarpSize]uint32     // destination read at the current edge step
 }
 
 func newBFSExpand(bf *bfs, k int32, tid0 int) *bfsExpand {
-	s := &bfsExpand{bf: bf, k: k, tid0: tid0}
+	s := bfsExpandPool.fill(bfsExpand{bf: bf, k: k, tid0: tid0})
 	for l := 0; l < WarpSize; l++ {
 		tid := tid0 + l
 		if tid < len(bf.level) && bf.level[tid] == k {
 			s.lane[s.n] = uint8(l)
-			s.start[s.n] = bf.g.start[tid]
-			s.deg[s.n] = bf.g.degree[tid]
-			s.steps = max(s.steps, s.deg[s.n])
+			s.edges[s.n] = bf.g.cursor(tid)
+			s.steps = max(s.steps, s.edges[s.n].degree)
 			s.n++
 		}
 	}
@@ -143,7 +143,19 @@ func (s *bfsExpand) visited(v uint32) bool {
 	return l >= 0 && l <= s.k
 }
 
+var bfsExpandPool warpPool[bfsExpand]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *bfsExpand) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	bfsExpandPool.done(s)
+	return false
+}
+
+func (s *bfsExpand) next(op *Op) bool {
 	bf := s.bf
 	for {
 		pc := s.pc
@@ -177,16 +189,15 @@ func (s *bfsExpand) Next(op *Op) bool {
 			}
 			op.mem(OpLoad, 4)
 			for i := 0; i < s.n; i++ {
-				if s.edge < s.deg[i] {
-					e := s.start[i] + s.edge
-					s.dest[i] = bf.g.dest[e]
-					op.lane(bf.edges + 4*uint64(e))
+				if c := &s.edges[i]; s.edge < c.degree {
+					s.dest[i] = bf.g.destOf(c, s.edge)
+					op.lane(bf.edges + 4*uint64(c.start+s.edge))
 				}
 			}
 		case bfsLoadVisited:
 			op.mem(OpLoad, 1)
 			for i := 0; i < s.n; i++ {
-				if s.edge < s.deg[i] {
+				if s.edge < s.edges[i].degree {
 					op.lane(bf.visited + uint64(s.dest[i]))
 				}
 			}
@@ -203,7 +214,7 @@ func (s *bfsExpand) Next(op *Op) bool {
 				op.mem(OpStore, 1)
 			}
 			for i := 0; i < s.n; i++ {
-				if s.edge >= s.deg[i] || s.visited(s.dest[i]) {
+				if s.edge >= s.edges[i].degree || s.visited(s.dest[i]) {
 					continue
 				}
 				switch pc {
@@ -237,7 +248,19 @@ type bfsUpdate struct {
 	pc   int
 }
 
+var bfsUpdatePool warpPool[bfsUpdate]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *bfsUpdate) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	bfsUpdatePool.done(s)
+	return false
+}
+
+func (s *bfsUpdate) next(op *Op) bool {
 	bf := s.bf
 	for {
 		pc := s.pc

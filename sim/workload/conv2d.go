@@ -41,7 +41,7 @@ func newConv2D(p Params, scale float64) (*builtin, error) {
 	gridY := ceilDiv(c.ni, conv2DDimY)
 	w.kernel(&Kernel{Name: "Convolution2D_kernel", Blocks: c.gridX * gridY, ThreadsPerBlock: conv2DDimX * conv2DDimY,
 		NewWarp: func(b, wp int) WarpStream {
-			return &conv2DWarp{c: c, i: (b/c.gridX)*conv2DDimY + wp, j0: (b % c.gridX) * conv2DDimX}
+			return conv2DWarpPool.fill(conv2DWarp{c: c, i: (b/c.gridX)*conv2DDimY + wp, j0: (b % c.gridX) * conv2DDimX})
 		}})
 	return w, nil
 }
@@ -62,7 +62,19 @@ const (
 	conv2DProgramLn = conv2DLoads + 3
 )
 
+var conv2DWarpPool warpPool[conv2DWarp]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *conv2DWarp) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	conv2DWarpPool.done(s)
+	return false
+}
+
+func (s *conv2DWarp) next(op *Op) bool {
 	c := s.c
 	if s.i <= 0 || s.i >= c.ni-1 {
 		if s.pc == 0 {

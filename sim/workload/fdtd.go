@@ -46,7 +46,7 @@ func newFDTD(p Params, scale float64) (*builtin, error) {
 			w.kernel(&Kernel{Name: names[step], Blocks: f.gridX * f.gridY, ThreadsPerBlock: fdtdDimX * fdtdDimY,
 				NewWarp: func(b, wp int) WarpStream {
 					// Block b is blockIdx (b % gridX, b / gridX); warp wp is threadIdx.y.
-					return &fdtdWarp{f: f, step: step, t: t, i: (b/f.gridX)*fdtdDimY + wp, j0: (b % f.gridX) * fdtdDimX}
+					return fdtdWarpPool.fill(fdtdWarp{f: f, step: step, t: t, i: (b/f.gridX)*fdtdDimY + wp, j0: (b % f.gridX) * fdtdDimX})
 				}})
 		}
 	}
@@ -102,7 +102,19 @@ func (s *fdtdWarp) program() (list []fdtdAccess, mathOps int) {
 	return fdtdStep3, fdtdUpdate3Ops
 }
 
+var fdtdWarpPool warpPool[fdtdWarp]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *fdtdWarp) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	fdtdWarpPool.done(s)
+	return false
+}
+
+func (s *fdtdWarp) next(op *Op) bool {
 	f := s.f
 	if s.i >= f.nx { // rows past NX only compute their index and exit
 		if s.pc == 0 {

@@ -76,7 +76,7 @@ type hotspotWarp struct {
 }
 
 func newHotspotWarp(h *hotspot, src, dst uint64, iterations, bx, by, warp int) *hotspotWarp {
-	s := &hotspotWarp{h: h, src: src, dst: dst, iterations: iterations, bx: bx, by: by, warp: warp}
+	s := hotspotWarpPool.fill(hotspotWarp{h: h, src: src, dst: dst, iterations: iterations, bx: bx, by: by, warp: warp})
 	y, x, _, _ := s.cell(0)
 	s.origin = y*h.cols + x
 	for l := 0; l < WarpSize; l++ {
@@ -112,7 +112,19 @@ func (s *hotspotWarp) cell(lane int) (y, x int, inGrid, computed bool) {
 	return y, x, inGrid, computed
 }
 
+var hotspotWarpPool warpPool[hotspotWarp]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *hotspotWarp) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	hotspotWarpPool.done(s)
+	return false
+}
+
+func (s *hotspotWarp) next(op *Op) bool {
 	for {
 		pc := s.pc
 		s.pc++

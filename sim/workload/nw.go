@@ -45,12 +45,12 @@ func newNW(p Params, scale float64) (*builtin, error) {
 	m.ref, m.items = w.base(iRef), w.base(iItems)
 	for i := 1; i <= m.blockWidth; i++ {
 		w.kernel(&Kernel{Name: "needle_cuda_shared_1", Blocks: i, ThreadsPerBlock: nwBlock,
-			NewWarp: func(b, _ int) WarpStream { return &nwWarp{m: m, first: true, bx: b, by: i - 1 - b} }})
+			NewWarp: func(b, _ int) WarpStream { return nwWarpPool.fill(nwWarp{m: m, first: true, bx: b, by: i - 1 - b}) }})
 	}
 	for i := m.blockWidth - 1; i >= 1; i-- {
 		w.kernel(&Kernel{Name: "needle_cuda_shared_2", Blocks: i, ThreadsPerBlock: nwBlock,
 			NewWarp: func(b, _ int) WarpStream {
-				return &nwWarp{m: m, bx: b + m.blockWidth - i, by: m.blockWidth - b - 1}
+				return nwWarpPool.fill(nwWarp{m: m, bx: b + m.blockWidth - i, by: m.blockWidth - b - 1})
 			}})
 	}
 	return w, nil
@@ -72,7 +72,19 @@ const (
 	nwTail    = nwRefRows + nwBlock
 )
 
+var nwWarpPool warpPool[nwWarp]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *nwWarp) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	nwWarpPool.done(s)
+	return false
+}
+
+func (s *nwWarp) next(op *Op) bool {
 	m := s.m
 	c := uint64(m.cols)
 	base := c*nwBlock*uint64(s.by) + nwBlock*uint64(s.bx)

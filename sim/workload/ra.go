@@ -58,7 +58,7 @@ type raWarp struct {
 }
 
 func newRAWarp(r *ra, id0 int) *raWarp {
-	s := &raWarp{r: r, worker: -1}
+	s := raWarpPool.fill(raWarp{r: r, worker: -1})
 	// The kernel's guard is x_id > size, which lets x_id == N read one
 	// element past input; that thread exists only when N is not a multiple
 	// of the block size, and its out-of-allocation access is left out.
@@ -68,7 +68,19 @@ func newRAWarp(r *ra, id0 int) *raWarp {
 	return s
 }
 
+var raWarpPool warpPool[raWarp]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *raWarp) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	raWarpPool.done(s)
+	return false
+}
+
+func (s *raWarp) next(op *Op) bool {
 	r := s.r
 	pc := s.pc
 	s.pc++

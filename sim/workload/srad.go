@@ -171,7 +171,7 @@ func (sr *srad) array(i int) uint64 {
 }
 
 func (sr *srad) newWarp(prog []sradInstr, b, wp int) *sradWarp {
-	return &sradWarp{sr: sr, prog: prog, bx: b % sr.gridX, by: b / sr.gridX, warp: wp}
+	return sradWarpPool.fill(sradWarp{sr: sr, prog: prog, bx: b % sr.gridX, by: b / sr.gridX, warp: wp})
 }
 
 type sradWarp struct {
@@ -181,7 +181,19 @@ type sradWarp struct {
 	pc           int
 }
 
+var sradWarpPool warpPool[sradWarp]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *sradWarp) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	sradWarpPool.done(s)
+	return false
+}
+
+func (s *sradWarp) next(op *Op) bool {
 	sr := s.sr
 	for s.pc < len(s.prog) {
 		in := s.prog[s.pc]

@@ -69,12 +69,12 @@ func newSSSP(p Params, scale float64) (*builtin, error) {
 
 	blocks := ceilDiv(ss.n, ssspBlock)
 	w.kernel(&Kernel{Name: "initializeArrays", Blocks: blocks, ThreadsPerBlock: ssspBlock,
-		NewWarp: func(b, _ int) WarpStream { return &ssspInit{ss: ss, tid0: b * ssspBlock} }})
+		NewWarp: func(b, _ int) WarpStream { return ssspInitPool.fill(ssspInit{ss: ss, tid0: b * ssspBlock}) }})
 	for it := 0; it < iterations; it++ {
 		w.kernel(&Kernel{Name: "Kernel1", Blocks: blocks, ThreadsPerBlock: ssspBlock,
-			NewWarp: func(b, _ int) WarpStream { return &ssspRelax{ss: ss, it: it, tid0: b * ssspBlock} }})
+			NewWarp: func(b, _ int) WarpStream { return ssspRelaxPool.fill(ssspRelax{ss: ss, it: it, tid0: b * ssspBlock}) }})
 		w.kernel(&Kernel{Name: "Kernel2", Blocks: blocks, ThreadsPerBlock: ssspBlock,
-			NewWarp: func(b, _ int) WarpStream { return &ssspSettle{ss: ss, it: it, tid0: b * ssspBlock} }})
+			NewWarp: func(b, _ int) WarpStream { return ssspSettlePool.fill(ssspSettle{ss: ss, it: it, tid0: b * ssspBlock}) }})
 	}
 	return w, nil
 }
@@ -170,7 +170,19 @@ type ssspInit struct {
 	pc   int
 }
 
+var ssspInitPool warpPool[ssspInit]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *ssspInit) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	ssspInitPool.done(s)
+	return false
+}
+
+func (s *ssspInit) next(op *Op) bool {
 	ss := s.ss
 	pc := s.pc
 	s.pc++
@@ -224,7 +236,19 @@ const (
 	relaxCAS
 )
 
+var ssspRelaxPool warpPool[ssspRelax]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *ssspRelax) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	ssspRelaxPool.done(s)
+	return false
+}
+
+func (s *ssspRelax) next(op *Op) bool {
 	ss := s.ss
 	hi := min(s.tid0+ssspBlock, ss.n)
 	for {
@@ -307,7 +331,19 @@ type ssspSettle struct {
 	pc   int
 }
 
+var ssspSettlePool warpPool[ssspSettle]
+
+// Next yields the next instruction and returns the stream to its pool at
+// the end.
 func (s *ssspSettle) Next(op *Op) bool {
+	if s.next(op) {
+		return true
+	}
+	ssspSettlePool.done(s)
+	return false
+}
+
+func (s *ssspSettle) next(op *Op) bool {
 	ss := s.ss
 	hi := min(s.tid0+ssspBlock, ss.n)
 	for {

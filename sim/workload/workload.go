@@ -78,7 +78,9 @@ type Op struct {
 }
 
 // WarpStream yields one warp's instructions in program order. Next fills *op
-// and returns false at the end. Next does not allocate.
+// and returns false at the end. Next does not allocate. Once Next has
+// returned false the stream is finished and its holder must drop it: the
+// built-in workloads recycle finished streams.
 type WarpStream interface{ Next(op *Op) bool }
 
 // Replay is a warp stream that issues a fixed list of instructions once,
@@ -239,11 +241,22 @@ func Names() []string {
 	return names
 }
 
-// New builds the named built-in workload.
+// New builds the named built-in workload, or reads the trace of a
+// "trace:FILE" name (a trace is its recorded size: Scale and Seed do not
+// apply to it).
 func New(name string, p Params) (Workload, error) {
+	if file, ok := TraceFile(name); ok {
+		if p.GraphFile != "" {
+			return nil, fmt.Errorf("workload: Params.GraphFile is only read by bfs, not a trace")
+		}
+		return FromTraceFile(file)
+	}
 	gen, ok := generators[name]
 	if !ok {
-		return nil, fmt.Errorf("workload: unknown name %q; valid names: %s", name, strings.Join(Names(), ", "))
+		gen, ok = gritGenerators[name]
+	}
+	if !ok {
+		return nil, fmt.Errorf("workload: unknown name %q; valid names: %s", name, strings.Join(append(Names(), GRITNames()...), ", "))
 	}
 	scale := p.Scale
 	if scale == 0 {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -68,9 +69,32 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		return a.Policy < b.Policy
 	})
+	if err := checkPolicies(results, *over, *base); err != nil {
+		return err
+	}
 	printSpeedups(stdout, results, *over, *base)
 	if *csvFile != "" {
 		return writeCSV(*csvFile, results)
+	}
+	return nil
+}
+
+// checkPolicies fails when --policy or --baseline names a policy no
+// result has, listing those the results hold.
+func checkPolicies(results []system.Result, over, base string) error {
+	held := map[string]bool{}
+	for _, r := range results {
+		held[r.Policy] = true
+	}
+	names := make([]string, 0, len(held))
+	for n := range held {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, f := range []struct{ flag, name string }{{"--policy", over}, {"--baseline", base}} {
+		if !held[f.name] {
+			return usage("%s %q: no result has this policy; the results hold: %s", f.flag, f.name, strings.Join(names, ", "))
+		}
 	}
 	return nil
 }

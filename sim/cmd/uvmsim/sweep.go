@@ -24,7 +24,7 @@ type sweepFlags struct {
 	workloads, policies, oversub, out, configFile string
 	jobs                                          int
 	scale                                         float64
-	seed                                          uint64
+	seed                                          string
 	sets                                          []string
 }
 
@@ -34,13 +34,13 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	var f sweepFlags
 	fs := pflag.NewFlagSet("uvmsim sweep", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.workloads, "workloads", "all", "comma-separated workloads, or all ("+strings.Join(workload.Names(), ", ")+")")
+	fs.StringVar(&f.workloads, "workloads", "all", "comma-separated workloads, or all ("+strings.Join(workload.Names(), ", ")+"); trace:FILE runs a recorded trace")
 	fs.StringVar(&f.policies, "policies", "", "comma-separated migration policies ("+strings.Join(policy.Names(), ", ")+")")
 	fs.StringVar(&f.oversub, "oversub", "100", "comma-separated oversubscription ratios in percent")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), fmt.Sprintf("simulations run at once, 1..%d", experiment.MaxJobs))
 	fs.StringVar(&f.out, "out", "sweep", "output directory for results.csv and results.json")
 	fs.Float64Var(&f.scale, "scale", 0, "workload size multiplier; run.scale (default 1)")
-	fs.Uint64Var(&f.seed, "seed", 0, "random seed; run.seed (default 1)")
+	fs.StringVar(&f.seed, "seed", "", "random seed, 0..2^63-1 as in a TOML file (16, 0x10); run.seed (default 1)")
 	fs.StringVar(&f.configFile, "config", "", "TOML configuration file read over the defaults")
 	fs.StringArrayVar(&f.sets, "set", nil, "override one configuration key for every run: --set key=value (repeatable; uvmsim list shows the keys)")
 	if err := fs.Parse(args); err != nil {
@@ -56,7 +56,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	workloads, err := parseNames("--workloads", f.workloads, workload.Names(), true)
+	workloads, err := parseWorkloads(f.workloads)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,9 @@ func sweepBase(fs *pflag.FlagSet, f *sweepFlags) (config.Config, error) {
 		cfg.Run.Scale = f.scale
 	}
 	if fs.Changed("seed") {
-		cfg.Run.Seed = f.seed
+		if err := cfg.Set("run.seed=" + f.seed); err != nil {
+			return cfg, usage("--seed: %v", err)
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usage("--scale, --seed, --config or --set: %v", err)
@@ -135,6 +137,34 @@ func parseNames(flag, list string, allowed []string, allowAll bool) ([]string, e
 	return names, nil
 }
 
+// parseWorkloads is parseNames for --workloads, which also takes trace:FILE
+// names.
+func parseWorkloads(list string) ([]string, error) {
+	var builtin, all []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if _, ok := workload.TraceFile(n); ok {
+			if err := workload.CheckName(n); err != nil {
+				return nil, usage("--workloads: %v", err)
+			}
+			all = append(all, n)
+			continue
+		}
+		if n == "all" {
+			all = append(all, workload.Names()...)
+			continue
+		}
+		builtin = append(builtin, n)
+		all = append(all, n)
+	}
+	if len(builtin) > 0 {
+		if _, err := parseNames("--workloads", strings.Join(builtin, ","), workload.Names(), true); err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
+}
+
 // parseRatios splits --oversub and checks each ratio against run.oversub_pct's
 // range.
 func parseRatios(list string, base config.Config) ([]int, error) {
@@ -148,7 +178,7 @@ func parseRatios(list string, base config.Config) ([]int, error) {
 		cfg := base
 		cfg.Run.OversubPct = r
 		if err != nil || cfg.Validate() != nil {
-			return nil, usage("--oversub: %q is not a ratio in percent; allowed: integers in %s, comma-separated", strings.TrimSpace(s), key.Allowed)
+			return nil, usage("--oversub: %q is not a ratio in percent; allowed: integers in %s, comma-separated", strings.TrimSpace(s), key.Allowed(&base))
 		}
 		ratios = append(ratios, r)
 	}

@@ -89,7 +89,7 @@ func TestSweepBadFlags(t *testing.T) {
 		{[]string{"--policies", "nosuch"}, []string{"--policies", `"nosuch"`, "allowed: ideal"}},
 		{[]string{}, []string{"--policies", "empty name", "allowed:"}},
 		{[]string{"--policies", "ideal", "--workloads", "hotspot,nope"}, []string{"--workloads", `"nope"`, "all, or a comma-separated list of", "hotspot"}},
-		{[]string{"--policies", "ideal", "--oversub", "50"}, []string{"--oversub", `"50"`, "[100, 1000]"}},
+		{[]string{"--policies", "ideal", "--oversub", "50"}, []string{"--oversub", `"50"`, "100..1000"}},
 		{[]string{"--policies", "ideal", "--oversub", "125,x"}, []string{"--oversub", `"x"`}},
 		{[]string{"--policies", "ideal", "--jobs", "0"}, []string{"--jobs", "allowed: 1 to"}},
 		{[]string{"--policies", "ideal", "--scale", "0"}, []string{"--scale", "run.scale"}},

@@ -1,4 +1,4 @@
-package policy
+package ipgt_test
 
 import (
 	"math/rand/v2"
@@ -22,7 +22,7 @@ func TestIPGTMuxRandom(t *testing.T) {
 	da := ipgt.NewMemPorts(s, "da", ipgt.DefaultAddrBits)
 	unit := ipgt.NewMemPorts(s, "unit", ipgt.DefaultAddrBits)
 	mem := ipgt.NewMemPorts(s, "mem", ipgt.DefaultAddrBits)
-	newIPGTMux(s, "mux", da, unit, mem, ipgt.DefaultAddrBits)
+	ipgt.NewMux(s, "mux", da, unit, mem, ipgt.DefaultAddrBits)
 	cfg := dram.DefaultConfig(words)
 	cfg.Latency = 7
 	d, err := dram.New(s, "dram", cfg, mem)

@@ -1,22 +1,19 @@
-package policy
+package ipgt
 
-import (
-	"github.com/uvmmu/uvmmu/blocks/ipgt"
-	"github.com/uvmmu/uvmmu/rtl"
-)
+import "github.com/uvmmu/uvmmu/rtl"
 
-// ipgtMux shares the GPU-DRAM port that holds the IPgT between the
+// Mux shares the GPU-DRAM port that holds the IPgT between the
 // Destination Allocator and the migration unit, which reads a victim's
 // entry before a swap (docs/da.md: the consumer reads the entry of an S=1
 // destination). Each requester has a one-request holding register (its
 // ready is high while the register is empty); the DA's register wins when
 // both are full. Reads answer in order, so a FIFO of requester bits routes
 // each response, which is registered once before it is shown.
-type ipgtMux struct {
+type Mux struct {
 	rtl.Base
 
-	in  [2]ipgt.MemPorts // 0: DA, 1: migration unit
-	out ipgt.MemPorts
+	in  [2]MemPorts // 0: DA, 1: migration unit
+	out MemPorts
 
 	held      [2]*rtl.Reg[bool]
 	heldWrite [2]*rtl.Reg[bool]
@@ -31,8 +28,10 @@ type ipgtMux struct {
 // muxMaxReads bounds outstanding reads to the width of the order register.
 const muxMaxReads = 64
 
-func newIPGTMux(s *rtl.Sim, path string, da, unit, mem ipgt.MemPorts, addrBits int) *ipgtMux {
-	m := &ipgtMux{in: [2]ipgt.MemPorts{da, unit}, out: mem}
+// NewMux adds a mux to s under path between the DA's port da, the
+// migration unit's port unit and the memory port mem.
+func NewMux(s *rtl.Sim, path string, da, unit, mem MemPorts, addrBits int) *Mux {
+	m := &Mux{in: [2]MemPorts{da, unit}, out: mem}
 	s.Add(m, path)
 	b := &m.Base
 	for i := range m.in {
@@ -51,7 +50,7 @@ func newIPGTMux(s *rtl.Sim, path string, da, unit, mem ipgt.MemPorts, addrBits i
 }
 
 // granted is the holding register offered downstream: the DA's first.
-func (m *ipgtMux) granted() int {
+func (m *Mux) granted() int {
 	switch {
 	case m.held[0].Q():
 		return 0
@@ -61,7 +60,9 @@ func (m *ipgtMux) granted() int {
 	return -1
 }
 
-func (m *ipgtMux) Drive() {
+// Drive opens each requester's port while its holding register is empty,
+// shows each its registered response, and offers the granted request.
+func (m *Mux) Drive() {
 	room := m.pending.Q() < muxMaxReads-2
 	for i := range m.in {
 		m.in[i].ReqReady.Set(!m.held[i].Q() && room)
@@ -77,7 +78,9 @@ func (m *ipgtMux) Drive() {
 	}
 }
 
-func (m *ipgtMux) Eval() {
+// Eval routes a memory response to the oldest read's requester, retires
+// the request memory took, and holds each requester's new request.
+func (m *Mux) Eval() {
 	order, pending := m.order.Q(), m.pending.Q()
 	active := false
 	// A response from memory goes to the oldest pending read's requester.

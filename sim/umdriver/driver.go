@@ -1,0 +1,1031 @@
+// Package umdriver is the fault-based NVIDIA Unified Memory driver and the
+// fault buffer in front of it, as the UVMSmart simulator models them in
+// its accurate-simulation mode (gpgpu-sim_UVMSmart, gmmu_t::cycle in
+// gpgpu-sim/gpu-sim.cc; UVMSmart paper Section II), with its prefetching,
+// eviction and remote-access decisions taken from the shared policy menu
+// (package sim/uvm, docs/uvm-menu.md). The um and uvmsmart policies
+// (sim/policy) attach it with their configuration sections.
+//
+//   - Every translated access is counted where the GMMU's access counters
+//     count it, at the L1 TLB lookup (UVMSmart Section IV): the driver taps
+//     the L1 TLBs' response ports and counts each hit, local or remote, in
+//     sim/uvm (Count: the 64 KB block's access counter, LFU, recency),
+//     with the response's write bit, so that LFU eviction knows the 2 MB
+//     regions that were written and prefers read-only ones (Section IV,
+//     "Access Counter Based Page Replacement"). A miss is counted at the
+//     hit of its replayed lookup, so each access counts once.
+//   - A walk that finds a remote PTE comes to the driver. If the page is in
+//     host memory, the access is a read and the menu says to serve it
+//     remotely (sim/uvm Decide on the block's counter with this access
+//     included: remote access mode, Eq. 1), it is a zero-copy access: the
+//     driver answers at once with the remote PTE marked read-only, which
+//     the router installs in the SM's L1 TLB as a zero-copy mapping; every
+//     load through the mapping then takes the data path's remote side, the
+//     remote access latency (200 cycles, UVMSmart Table I) after its lines
+//     have crossed PCIe (gpu.Memory). A write always migrates (Section
+//     III-C: the page is invalidated in host memory and copied to the
+//     device exclusively): a store walks with its write bit and becomes a
+//     far fault whatever the count, and a store that finds a zero-copy
+//     mapping in its L1 TLB misses on the read-only bit, walks, and
+//     faults the same way.
+//   - Otherwise it is a far fault into the fault buffer, and the faulting
+//     SM's L1 TLB is frozen (new misses are refused) until every fault of
+//     that SM is resolved.
+//   - An access through a zero-copy mapping is counted at its TLB hit like
+//     any other. The hit that brings the block's count to the threshold
+//     raises a migration of the page (UVMSmart Section IV: the counters
+//     decide at every access whether a block migrates): a fault-buffer
+//     entry that is handled as a far fault but answers no SM, since the
+//     access itself was served remotely. Its page's mappings are shot
+//     down once the fetch is in, as for any fetched page.
+//   - The driver handles one fault at a time: the fault latency (45 us,
+//     UVMMU Table I), then sim/uvm HandleFaults picks the pages to fetch
+//     (the prefetcher's) and the victims; victims are unmapped (PTE remote,
+//     then a shootdown in every L1 TLB) and written back, then the fetch
+//     moves as contiguous runs, critical run first. The next fault's
+//     latency starts after this transfer is in, as in the simulator's
+//     serial PCIe read stage queue, where each fault is a PAGE_FAULT entry
+//     followed by its transfer.
+//   - Faults on pages already valid or on their way are merged: they cost
+//     no latency and are answered when their page lands.
+//   - Every landed page's PTE is written and each fault on it is replayed:
+//     the router fills the SM's L1 TLB and the lookup is retried. Once a
+//     fetch is in, the zero-copy mappings of its pages that L1 TLBs may
+//     hold are shot down.
+//
+// The driver block's page table, fault buffer and state machine are
+// registers, as the host-side software's memory; the menu's state (resident
+// set, counters, eviction order) is the sim/uvm Driver, software consulted
+// by the block and changed only in its Eval. The data moves through the
+// same PME and PCIe link blocks as UVMMU's.
+package umdriver
+
+import (
+	"fmt"
+
+	"github.com/uvmmu/uvmmu/blocks/accessctr"
+	"github.com/uvmmu/uvmmu/blocks/migrate"
+	"github.com/uvmmu/uvmmu/blocks/pme"
+	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/blocks/ptw"
+	"github.com/uvmmu/uvmmu/blocks/tlb"
+	"github.com/uvmmu/uvmmu/rtl"
+	"github.com/uvmmu/uvmmu/sim/gpu"
+	"github.com/uvmmu/uvmmu/sim/system"
+	"github.com/uvmmu/uvmmu/sim/uvm"
+)
+
+// Ports are the driver's wires, all of them other blocks' ports; the
+// per-SM lists are in SM order.
+type Ports struct {
+	Remote    ptw.PTEPort[ptw.Walk] // in: walks that found a remote PTE (the router's)
+	Migrated  ptw.PTEPort[ptw.Walk] // out: faults answered, zero-copy mappings
+	Responses []tlb.ResponsePort    // tapped: the L1 TLBs' results, for the access counters
+	Frozen    []*rtl.Wire[bool]     // out: an SM's L1 TLB refuses misses while it has faults
+	Inval     []*rtl.Decoupled[tlb.Invalidate]
+	InvalAck  []*rtl.Decoupled[tlb.Invalidate]
+	Update    ptw.PTEPort[uint64] // out: the GMMU's page-table writes
+	Cmd       *rtl.Decoupled[pme.Command]
+	Events    *rtl.Decoupled[pme.Event]
+	Host      *rtl.Decoupled[uint16] // in: a host phase starts
+	HostDone  *rtl.Decoupled[uint16] // out: its read-back is over
+}
+
+// Config is the address space the driver manages and its parameters.
+type Config struct {
+	BaseVPN uint64         // first page of the layout
+	Pages   int            // pages of the layout
+	Managed []system.Range // the managed allocations, in page-groups; every other page is fixed
+	// Capacity is the managed pages GPU memory holds.
+	Capacity int
+	// LatencyCycles is the fault handling latency (um.fault_latency_us).
+	LatencyCycles uint64
+	// FaultBuffer is the fault buffer's entries (um.fault_buffer).
+	FaultBuffer int
+	// HostPages is, per host phase, the pages it reads back (0 for a
+	// kernel).
+	HostPages []int
+}
+
+// MaxFaultBuffer bounds the fault buffer (um.fault_buffer's maximum).
+const MaxFaultBuffer = 1 << 16
+
+// Validate names the first parameter outside its range.
+func (c Config) Validate() error {
+	switch {
+	case c.Pages < 1:
+		return fmt.Errorf("umdriver: Pages %d must be at least 1", c.Pages)
+	case c.Capacity < 0:
+		return fmt.Errorf("umdriver: Capacity %d is negative", c.Capacity)
+	case c.FaultBuffer < 1 || c.FaultBuffer > MaxFaultBuffer:
+		return fmt.Errorf("umdriver: FaultBuffer %d outside 1..%d", c.FaultBuffer, MaxFaultBuffer)
+	}
+	for _, r := range c.Managed {
+		lo := r.First * system.PagesPerGroup
+		if lo < c.BaseVPN || lo-c.BaseVPN+uint64(r.Count)*system.PagesPerGroup > uint64(c.Pages) {
+			return fmt.Errorf("umdriver: managed allocation %s (page-groups %#x+%d) outside the layout", r.Name, r.First, r.Count)
+		}
+	}
+	for i, p := range c.HostPages {
+		if p < 0 {
+			return fmt.Errorf("umdriver: HostPages[%d] = %d is negative", i, p)
+		}
+	}
+	return nil
+}
+
+// Page states in the driver's table (2 bits per page).
+const (
+	pageRemote   = 0
+	pageInFlight = 1
+	pageValid    = 2
+	// pageFixed: cudaMalloc'd, or outside every allocation (the tail of an
+	// allocation's last 2 MB region): never faults, never moves.
+	pageFixed = 3
+)
+
+// Fault-buffer entry kinds.
+const (
+	entryFree     = 0
+	entryFault    = 1 // a far fault: answered once its page is valid
+	entryZeroCopy = 2 // a remote access: answered with the remote PTE
+	entryPromote  = 3 // a migration raised by the counters: handled as a fault, answers no SM
+)
+
+// Driver states.
+const (
+	drvIdle      = iota
+	drvLatency   // the fault's handling latency
+	drvUnmap     // unmapping the victims: PTE remote, then a shootdown, per page
+	drvEvictCmd  // handing the PME a write-back of up to MaxPagesLimit pages
+	drvEvictWait // waiting for the write-back to reach the host
+	drvFetchCmd  // handing the PME the fetch runs
+	drvFetchWait // waiting for the last page of the fetch
+	drvShoot     // shooting down zero-copy mappings of the fetched pages
+	drvHostCmd   // host phase: reading the host's range back
+	drvHostWait
+	drvHostDone
+)
+
+// evictTag marks the PME command of a write-back; fetch runs use their run
+// index and host read-backs migrate.HostTag.
+const evictTag = migrate.HostTag - 1
+
+// maxRuns bounds the contiguous runs of one fetch: every prefetcher stays
+// inside the faulting page's 2 MB region, whose 512 pages hold at most 256
+// runs of missing pages.
+const maxRuns = system.PagesPerRegion / 2
+
+// Driver is the UM driver and the fault buffer in front of it.
+type Driver struct {
+	rtl.Base
+	Ports
+
+	cfg     Config
+	regions int
+
+	// Shared parts: the page-table write arbiter, the TLB shootdown, the
+	// host read-back.
+	writer *migrate.PTEWriter
+	shoot  *migrate.Shootdown
+	host   *migrate.HostReadBack
+
+	// The menu: the driver software's resident set, counters and victim
+	// order. Its plan lists are read by Drive in the cycles after the Eval
+	// that made them, like registers.
+	menu     *uvm.Driver
+	victims  []int  // pages the current batch evicts (plan.Evict)
+	mappings []int  // fetched pages whose zero-copy mapping may sit in a TLB
+	batch    [1]int // the fault batch handed to the menu: one fault at a time
+
+	// Fault buffer: faults and zero-copy accesses waiting for an answer.
+	reqKind *rtl.Vec[uint8]
+	reqWalk *rtl.Vec[ptw.Walk]
+	reqSeq  *rtl.Vec[uint64] // arrival order
+	seq     *rtl.Reg[uint64]
+	waiting *rtl.Reg[uint32]
+	perSM   *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
+
+	// Driver tables.
+	table    *rtl.Vec[uint64] // page states, 32 pages of 2 bits per word
+	zcMapped *rtl.Vec[uint64] // per page: a zero-copy reply installed its remote PTE in a TLB
+	raised   *rtl.Vec[uint64] // per page: an entryPromote for it is in the fault buffer
+	resident *rtl.Vec[uint16] // valid pages per large page
+
+	// Driver state machine.
+	fsm       *rtl.Reg[uint8]
+	until     *rtl.Reg[uint64] // end of the fault latency
+	faultVPN  *rtl.Reg[uint64]
+	cursor    *rtl.Reg[uint32] // index into victims or mappings
+	evictLeft *rtl.Reg[uint32] // unmapped pages not yet handed to the PME
+	evictCmd  *rtl.Reg[uint32] // pages of the write-back command in flight
+	runStart  *rtl.Vec[uint64] // fetch runs: first page index, length, critical position
+	runLen    *rtl.Vec[uint16]
+	runFirst  *rtl.Vec[uint16]
+	runs      *rtl.Reg[uint16]
+	runNext   *rtl.Reg[uint16] // next run to hand to the PME
+	runIssued *rtl.Reg[uint16] // runs handed to the PME
+	runLanded *rtl.Reg[uint16] // runs whose last page is in
+
+	// Reply: the entry offered to the router, and whether it carries the
+	// remote PTE (a zero-copy access to a page still in host memory).
+	repValid  *rtl.Reg[bool]
+	repIndex  *rtl.Reg[uint32]
+	repRemote *rtl.Reg[bool]
+	// The fault buffer is searched for a reply only when an entry, a page
+	// state or a PTE write changed in the last cycle (rescan) or a
+	// zero-copy reply held back while a fetch started may go (nextDue).
+	rescan  *rtl.Reg[bool]
+	nextDue *rtl.Reg[uint64]
+	// quiet: the last search found nothing to answer or free, and since
+	// then nothing but arrivals changed, so only the entry that arrived
+	// last cycle (arrival) can be answerable now: the search looks at it
+	// alone and finds what the whole search would.
+	quiet   *rtl.Reg[bool]
+	arrival *rtl.Reg[uint32]
+
+	faults     *rtl.Reg[uint64]
+	migrations *rtl.Reg[uint64]
+	evictions  *rtl.Reg[uint64]
+	zeroCopy   *rtl.Reg[uint64]
+
+	// This cycle's combinational values, passed between the steps of Eval.
+	c step
+}
+
+// step is what one Eval's steps hand each other.
+type step struct {
+	now      uint64
+	waiting  uint32
+	busy     bool
+	fetching bool  // the fault latency ends now: a fetch starts
+	next     uint8 // the state machine's next state
+	// Fault buffer traffic: the entry that arrives (-1 if none), a raised
+	// migration and its walk, the page of a raised migration retired (-1
+	// if none), the SMs whose fault arrives or is answered (-1 if none).
+	arrival           int
+	raised            bool
+	raiseWalk         ptw.Walk
+	freed             int
+	arriveSM, replySM int
+	// The reply search: whether it ran, whether it answered or freed an
+	// entry, and when a held-back reply may go.
+	searched, found bool
+	wake            uint64
+	// Page-state writes, gathered per table word; the region whose
+	// resident count a landed page raises.
+	stateWord    int
+	stateVal     uint64
+	landedRegion int
+}
+
+// New adds a driver to s under path, with menu as its software state.
+func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Driver, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(p.Inval) > migrate.MaxTLBs || len(p.InvalAck) != len(p.Inval) || len(p.Frozen) != len(p.Inval) {
+		return nil, fmt.Errorf("umdriver: %d invalidation, %d acknowledgement and %d freeze ports; want equal counts, at most %d", len(p.Inval), len(p.InvalAck), len(p.Frozen), migrate.MaxTLBs)
+	}
+	d := &Driver{
+		Ports:    p,
+		cfg:      cfg,
+		regions:  (cfg.Pages + system.PagesPerRegion - 1) / system.PagesPerRegion,
+		menu:     menu,
+		victims:  make([]int, 0, system.PagesPerRegion),
+		mappings: make([]int, 0, system.PagesPerRegion),
+	}
+	s.Add(d, path)
+	b := &d.Base
+	n := cfg.FaultBuffer
+	d.reqKind = rtl.NewVec[uint8](b, "req_kind", n, 2, entryFree)
+	d.reqWalk = rtl.NewVecOf(b, "req_walk", n, ptw.WalkBits, ptw.Walk{})
+	d.reqSeq = rtl.NewVec[uint64](b, "req_seq", n, 64, 0)
+	d.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
+	d.waiting = rtl.NewReg[uint32](b, "waiting", 32, 0)
+	d.perSM = rtl.NewVec[uint16](b, "per_sm", len(p.Frozen), 16, 0)
+	d.table = rtl.NewVec[uint64](b, "page_state", (cfg.Pages+31)/32, 64, 0)
+	d.zcMapped = rtl.NewVec[uint64](b, "zc_mapped", (cfg.Pages+63)/64, 64, 0)
+	d.raised = rtl.NewVec[uint64](b, "raised", (cfg.Pages+63)/64, 64, 0)
+	d.resident = rtl.NewVec[uint16](b, "resident", d.regions, 10, 0)
+	d.fsm = rtl.NewReg[uint8](b, "state", 4, drvIdle)
+	d.until = rtl.NewReg[uint64](b, "until", 64, 0)
+	d.faultVPN = rtl.NewReg[uint64](b, "fault_vpn", pte.VPNBits, 0)
+	d.cursor = rtl.NewReg[uint32](b, "cursor", 32, 0)
+	d.evictLeft = rtl.NewReg[uint32](b, "evict_left", 32, 0)
+	d.evictCmd = rtl.NewReg[uint32](b, "evict_cmd", 10, 0)
+	d.runStart = rtl.NewVec[uint64](b, "run_start", maxRuns, 32, 0)
+	d.runLen = rtl.NewVec[uint16](b, "run_len", maxRuns, 10, 0)
+	d.runFirst = rtl.NewVec[uint16](b, "run_first", maxRuns, 10, 0)
+	d.runs = rtl.NewReg[uint16](b, "runs", 10, 0)
+	d.runNext = rtl.NewReg[uint16](b, "run_next", 10, 0)
+	d.runIssued = rtl.NewReg[uint16](b, "run_issued", 10, 0)
+	d.runLanded = rtl.NewReg[uint16](b, "run_landed", 10, 0)
+	d.repValid = rtl.NewFlag(b, "rep_valid", false)
+	d.repIndex = rtl.NewReg[uint32](b, "rep_index", 32, 0)
+	d.repRemote = rtl.NewFlag(b, "rep_remote", false)
+	d.rescan = rtl.NewFlag(b, "rescan", false)
+	d.nextDue = rtl.NewReg[uint64](b, "next_due", 64, rtl.Never)
+	d.quiet = rtl.NewFlag(b, "quiet", false)
+	d.arrival = rtl.NewReg[uint32](b, "arrival", 32, 0)
+	d.faults = rtl.NewReg[uint64](b, "faults", 64, 0)
+	d.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
+	d.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
+	d.zeroCopy = rtl.NewReg[uint64](b, "zero_copy", 64, 0)
+	d.writer = migrate.NewPTEWriter(b, p.Update)
+	d.shoot = migrate.NewShootdown(b, p.Inval, p.InvalAck)
+	d.host = migrate.NewHostReadBack(b, p.Host, p.HostDone, cfg.HostPages)
+	// Only managed pages fault and move: every other page of the layout
+	// (cudaMalloc'd ones and the tails of the managed allocations' last
+	// regions, which the menu's prefetchers may pick) is fixed.
+	for w := 0; w < d.table.Len(); w++ {
+		d.table.At(w).Poke(^uint64(0))
+	}
+	for _, r := range cfg.Managed {
+		lo := int(r.First*system.PagesPerGroup - cfg.BaseVPN)
+		for p := lo; p < lo+r.Count*system.PagesPerGroup; p++ {
+			w := d.table.At(p / 32)
+			w.Poke(w.Q() &^ (3 << (2 * (p % 32))))
+		}
+	}
+	p.Remote.Consumer(b)
+	p.Migrated.Producer(b)
+	p.Cmd.Producer(b)
+	p.Events.Consumer(b)
+	for _, r := range p.Responses {
+		b.Listen(r.Valid, r.Ready, r.Bits, r.PTE)
+	}
+	return d, nil
+}
+
+// Config returns the driver's parameters.
+func (d *Driver) Config() Config { return d.cfg }
+
+// Menu is the driver's menu state: resident set, access counters,
+// oversubscription.
+func (d *Driver) Menu() *uvm.Driver { return d.menu }
+
+// Faults counts the far faults handled (each with its latency).
+func (d *Driver) Faults() uint64 { return d.faults.Q() }
+
+// Migrations counts the 4 KB pages moved to the GPU.
+func (d *Driver) Migrations() uint64 { return d.migrations.Q() }
+
+// Evictions counts the 4 KB pages written back to the host.
+func (d *Driver) Evictions() uint64 { return d.evictions.Q() }
+
+// ZeroCopy counts the walks answered with a zero-copy mapping.
+func (d *Driver) ZeroCopy() uint64 { return d.zeroCopy.Q() }
+
+// Waiting is the number of faults and zero-copy accesses in the buffer.
+func (d *Driver) Waiting() int { return int(d.waiting.Q()) }
+
+// State is the state machine's state, for reports.
+func (d *Driver) State() int { return int(d.fsm.Q()) }
+
+func (d *Driver) pageState(page int) int {
+	return int(d.table.At(page/32).Q() >> (2 * (page % 32)) & 3)
+}
+
+func (d *Driver) isMapped(page int) bool {
+	return d.zcMapped.At(page/64).Q()>>(page%64)&1 != 0
+}
+
+func (d *Driver) isRaised(page int) bool {
+	return d.raised.At(page/64).Q()>>(page%64)&1 != 0
+}
+
+// unmapPage is the page of the victim or mapping list under the cursor in
+// the unmapping states, or -1.
+func (d *Driver) unmapPage() int {
+	c := int(d.cursor.Q())
+	switch d.fsm.Q() {
+	case drvUnmap:
+		if c < len(d.victims) {
+			return d.victims[c]
+		}
+	case drvShoot:
+		if c < len(d.mappings) {
+			return d.mappings[c]
+		}
+	}
+	return -1
+}
+
+// Drive presents the freeze wires, the PTE write, the shootdown, the PME
+// command, the host handshake and the reply, all from registers.
+func (d *Driver) Drive() {
+	st := d.fsm.Q()
+	base := d.cfg.BaseVPN
+	d.Remote.Ready.Set(d.waiting.Q() < uint32(d.cfg.FaultBuffer))
+	for i, f := range d.Frozen {
+		f.Set(d.perSM.At(i).Q() > 0)
+	}
+	// One PTE write per cycle: a landed page first, else a victim page.
+	page := d.unmapPage()
+	if st == drvUnmap && page >= 0 {
+		p := base + uint64(page)
+		d.writer.Drive(true, d.pageState(page) == pageValid, p, pte.Remote(p))
+	} else {
+		d.writer.Drive(false, false, 0, 0)
+	}
+	// A victim is shot down once its PTE is remote; a fetched page's
+	// zero-copy mapping at once.
+	shoot := page >= 0 && (st == drvShoot || d.pageState(page) == pageRemote)
+	d.shoot.Drive(shoot, base+uint64(max(page, 0)))
+	switch st {
+	case drvEvictCmd:
+		d.Cmd.Valid.Set(true)
+		d.Cmd.Bits.Set(pme.Command{Tag: evictTag, Op: pme.Evict, Pages: uint16(min(d.evictLeft.Q(), pme.MaxPagesLimit))})
+	case drvFetchCmd:
+		r := int(d.runNext.Q())
+		d.Cmd.Valid.Set(true)
+		d.Cmd.Bits.Set(pme.Command{Tag: uint16(r), Op: pme.Fetch, Pages: d.runLen.At(r).Q(), First: d.runFirst.At(r).Q()})
+	case drvHostCmd:
+		d.Cmd.Valid.Set(true)
+		d.Cmd.Bits.Set(d.host.Command())
+	default:
+		d.Cmd.Valid.Set(false)
+	}
+	d.Events.Ready.Set(!d.writer.Landing())
+	d.host.Drive(st == drvIdle, st == drvHostDone)
+	i := int(d.repIndex.Q())
+	d.Migrated.Valid.Set(d.repValid.Q())
+	w := d.reqWalk.At(i).Q()
+	d.Migrated.Bits.Set(w)
+	if d.repRemote.Q() {
+		// Read-only: a store through the mapping misses in the L1 TLB and
+		// comes back here as a write, which migrates the page.
+		d.Migrated.PTE.Set(pte.Remote(w.VPN).AsReadOnly())
+	} else {
+		d.Migrated.PTE.Set(pte.Local(w.VPN - base))
+	}
+}
+
+// Eval runs one turn of the driver's loop: count the TLB hits, take the
+// fault buffer's arrivals, answer, land a page, advance the fault
+// handling, and decide whether to sleep.
+func (d *Driver) Eval() {
+	now := d.Now()
+	d.c = step{
+		now: now, waiting: d.waiting.Q(), next: d.fsm.Q(),
+		arrival: -1, freed: -1, arriveSM: -1, replySM: -1,
+		wake: d.nextDue.Q(), stateWord: -1, landedRegion: -1,
+		// The driver starts a fetch this cycle: no zero-copy reply is
+		// offered for a page that is about to be on its way (see
+		// offerReply).
+		fetching: d.fsm.Q() == drvLatency && now >= d.until.Q(),
+	}
+	d.evalCounters()
+	d.evalArrivals()
+	d.evalReply()
+	d.evalLanding()
+	d.evalFaults()
+	d.finishCycle()
+}
+
+// evalCounters is the access counters: one count per L1 TLB hit on a
+// managed page. While a response is offered the tap stays awake, since
+// the next one may carry the same bits and wake nothing. A hit through a
+// zero-copy mapping whose count reaches the threshold raises the page's
+// migration, one per cycle and only into a free entry the remote port
+// does not take this cycle; a hit that cannot raise it leaves it to the
+// next one.
+func (d *Driver) evalCounters() {
+	c := &d.c
+	raise := !d.Remote.Fire() && c.waiting < uint32(d.cfg.FaultBuffer)
+	for _, r := range d.Responses {
+		if !r.Valid.Get() {
+			continue
+		}
+		c.busy = true
+		res := r.Bits.Get()
+		if !r.Ready.Get() || res.Status != tlb.Hit {
+			continue
+		}
+		page := int(res.VPN - d.cfg.BaseVPN)
+		if d.pageState(page) == pageFixed {
+			continue
+		}
+		if err := d.menu.Count(page, res.Write); err != nil {
+			panic(fmt.Sprintf("%s: %v", d.Path(), err))
+		}
+		// Only a hit on a zero-copy mapping (a remote PTE) raises: a hit on
+		// a victim's local PTE between its unmapping and its shootdown is
+		// not one.
+		if raise && !c.raised && r.PTE.Get().IsRemote() && d.pageState(page) == pageRemote && !d.isRaised(page) {
+			if dec, _ := d.menu.ShouldMigrate(page, res.Write); dec == uvm.Migrate {
+				c.raised, c.raiseWalk = true, ptw.Walk{VPN: res.VPN, Write: res.Write}
+			}
+		}
+	}
+}
+
+// evalArrivals puts a raised migration or the remote walk into the fault
+// buffer: a walk to a page in host memory that the menu serves remotely
+// is a zero-copy access, any other a far fault.
+func (d *Driver) evalArrivals() {
+	c := &d.c
+	if c.raised {
+		c.arrival = d.enqueue(entryPromote, c.raiseWalk)
+		c.waiting++
+	}
+	if !d.Remote.Fire() {
+		return
+	}
+	w := d.Remote.Bits.Get()
+	page := int(w.VPN - d.cfg.BaseVPN)
+	kind := uint8(entryFault)
+	if d.pageState(page) == pageRemote {
+		ctr := d.menu.Counters().Get(page / uvm.PagesPerBlock)
+		ctr.Count = min(ctr.Count+1, accessctr.MaxCount)
+		if d.menu.Decide(ctr, w.Write) == uvm.Remote {
+			kind = entryZeroCopy
+		}
+	}
+	c.arrival = d.enqueue(kind, w)
+	c.waiting++
+	if kind == entryFault {
+		c.arriveSM = int(w.Requester >> gpu.WarpBits)
+	}
+	c.busy = true
+}
+
+// evalReply retires the reply the router took, or searches the buffer
+// for the next one: a fault whose page is valid, or a zero-copy access,
+// goes to its SM. It keeps each SM's outstanding fault count, whose zero
+// thaws the SM's L1 TLB.
+func (d *Driver) evalReply() {
+	c := &d.c
+	if d.repValid.Q() {
+		c.busy = true
+		if d.Migrated.Fire() {
+			i := int(d.repIndex.Q())
+			if d.reqKind.At(i).Q() == entryFault {
+				c.replySM = int(d.reqWalk.At(i).Q().Requester >> gpu.WarpBits)
+			} else {
+				d.zeroCopy.Set(d.zeroCopy.Q() + 1)
+			}
+			d.reqKind.At(i).Set(entryFree)
+			c.waiting--
+			_, _, c.freed = d.offerReply(i, -1)
+		}
+	} else if d.rescan.Q() || c.now >= c.wake {
+		only := -1
+		if d.quiet.Q() && c.wake == rtl.Never {
+			only = int(d.arrival.Q())
+		}
+		var offered bool
+		offered, c.wake, c.freed = d.offerReply(-1, only)
+		c.busy = c.busy || offered
+		c.searched, c.found = true, offered || c.freed >= 0
+	}
+	if c.freed >= 0 {
+		c.waiting--
+	}
+	d.markRaised()
+	if c.arriveSM != c.replySM {
+		if c.arriveSM >= 0 {
+			d.perSM.At(c.arriveSM).Set(d.perSM.At(c.arriveSM).Q() + 1)
+		}
+		if c.replySM >= 0 {
+			d.perSM.At(c.replySM).Set(d.perSM.At(c.replySM).Q() - 1)
+		}
+	}
+}
+
+// evalLanding retires a PTE write and takes a PME event: a chunk of a
+// host read-back, a write-back that reached the host, or a fetched page,
+// whose PTE is written next cycle.
+func (d *Driver) evalLanding() {
+	c := &d.c
+	if d.writer.Retire() {
+		c.busy = true
+	}
+	if !d.Events.Fire() {
+		return
+	}
+	c.busy = true
+	ev := d.Events.Bits.Get()
+	switch {
+	case ev.Tag == migrate.HostTag:
+		c.next = drvHostCmd
+		if d.host.ChunkDone() {
+			c.next = drvHostDone
+		}
+	case ev.Tag == evictTag:
+		d.evictions.Set(d.evictions.Q() + uint64(d.evictCmd.Q()))
+		c.next = d.afterUnmap()
+	default:
+		r := int(ev.Tag)
+		page := int(d.runStart.At(r).Q()) + int(ev.Page)
+		d.setState(page, pageValid)
+		c.landedRegion = page / system.PagesPerRegion
+		p := uint64(page)
+		d.writer.Land(d.cfg.BaseVPN+p, pte.Local(p))
+		d.migrations.Set(d.migrations.Q() + 1)
+		if ev.Last {
+			n := d.runLanded.Q() + 1
+			d.runLanded.Set(n)
+			if n == d.runs.Q() {
+				c.next = drvIdle
+				if len(d.mappings) > 0 {
+					c.next = drvShoot
+					d.cursor.Set(0)
+					d.shoot.Clear()
+				}
+			}
+		}
+	}
+}
+
+// evalFaults is the driver proper: take a host phase or the oldest fault,
+// wait out its latency, run the menu, unmap and write back the victims,
+// hand the PME the fetch, shoot down the fetched pages' zero-copy
+// mappings.
+func (d *Driver) evalFaults() {
+	c := &d.c
+	switch d.fsm.Q() {
+	case drvIdle:
+		switch {
+		case d.Host.Fire():
+			c.next = drvHostDone
+			if d.host.Start() {
+				c.next = drvHostCmd
+			}
+		case d.rescan.Q():
+			// The set of faults to handle changes only with the events
+			// that set rescan, so the buffer is searched only then.
+			if i := d.oldestFault(); i >= 0 {
+				d.faultVPN.Set(d.reqWalk.At(i).Q().VPN)
+				d.until.Set(c.now + d.cfg.LatencyCycles)
+				d.faults.Set(d.faults.Q() + 1)
+				c.next = drvLatency
+			}
+		}
+	case drvLatency:
+		if c.fetching {
+			c.busy = true
+			c.next = d.handleFault()
+		}
+	case drvUnmap, drvShoot:
+		c.busy = true
+		d.unmapStep()
+	case drvEvictCmd:
+		if d.Cmd.Fire() {
+			n := min(d.evictLeft.Q(), pme.MaxPagesLimit)
+			d.evictCmd.Set(n)
+			d.evictLeft.Set(d.evictLeft.Q() - n)
+			c.next = drvEvictWait
+		}
+	case drvFetchCmd:
+		if d.Cmd.Fire() {
+			issued := d.runIssued.Q() + 1
+			d.runIssued.Set(issued)
+			d.runNext.Set((d.runNext.Q() + 1) % d.runs.Q())
+			if issued == d.runs.Q() {
+				c.next = drvFetchWait
+			}
+		}
+	case drvHostCmd:
+		if d.Cmd.Fire() {
+			c.next = drvHostWait
+		}
+	case drvHostDone:
+		if d.host.Done() {
+			c.next = drvIdle
+		}
+	}
+}
+
+// finishCycle writes the cycle's gathered page states, counts and flags,
+// and decides whether the driver may sleep and until when.
+func (d *Driver) finishCycle() {
+	c := &d.c
+	if c.stateWord >= 0 {
+		d.table.At(c.stateWord).Set(c.stateVal)
+	}
+	if r := c.landedRegion; r >= 0 {
+		d.resident.At(r).Set(d.resident.At(r).Q() + 1)
+	}
+	next := c.next
+	if next != d.fsm.Q() {
+		d.fsm.Set(next)
+		c.busy = true
+	}
+	// A command or a host-done offered next cycle may be taken then, and
+	// the unmapping states move every cycle: stay awake.
+	switch next {
+	case drvFetchCmd, drvEvictCmd, drvHostCmd, drvHostDone, drvUnmap, drvShoot:
+		c.busy = true
+	}
+	if c.waiting != d.waiting.Q() {
+		d.waiting.Set(c.waiting)
+	}
+	changed := d.Migrated.Fire() || d.writer.Written() || d.Events.Fire() || next != d.fsm.Q()
+	rescan := c.raised || d.Remote.Fire() || changed
+	if rescan != d.rescan.Q() {
+		d.rescan.Set(rescan)
+	}
+	quiet := d.quiet.Q()
+	if c.searched {
+		quiet = !c.found
+	}
+	if quiet = quiet && !changed; quiet != d.quiet.Q() {
+		d.quiet.Set(quiet)
+	}
+	if c.arrival >= 0 {
+		d.arrival.Set(uint32(c.arrival))
+	}
+	if !c.busy && !rescan {
+		wake := c.wake
+		if next == drvLatency {
+			wake = min(wake, d.until.Q())
+		}
+		d.SleepUntil(wake)
+	}
+}
+
+// setState changes a page's state this cycle; the writes to one table
+// word are gathered into one.
+func (d *Driver) setState(page, st int) {
+	c := &d.c
+	wi := page / 32
+	if c.stateWord != wi {
+		if c.stateWord >= 0 {
+			d.table.At(c.stateWord).Set(c.stateVal)
+		}
+		c.stateWord, c.stateVal = wi, d.table.At(wi).Q()
+	}
+	sh := 2 * (page % 32)
+	c.stateVal = c.stateVal&^(3<<sh) | uint64(st)<<sh
+}
+
+// markRaised sets the raised bit of a migration raised this cycle and
+// clears that of the one freed (if any), with one write per word.
+func (d *Driver) markRaised() {
+	c := &d.c
+	raised := c.raised
+	if c.freed >= 0 {
+		word := d.raised.At(c.freed / 64)
+		v := word.Q() &^ (1 << (c.freed % 64))
+		if page := int(c.raiseWalk.VPN - d.cfg.BaseVPN); raised && page/64 == c.freed/64 {
+			v |= 1 << (page % 64)
+			raised = false
+		}
+		word.Set(v)
+	}
+	if raised {
+		page := int(c.raiseWalk.VPN - d.cfg.BaseVPN)
+		word := d.raised.At(page / 64)
+		word.Set(word.Q() | 1<<(page%64))
+	}
+}
+
+// handleFault runs the menu on the fault whose latency is over: the
+// victims are unmapped and written back first, then the fetch moves.
+func (d *Driver) handleFault() uint8 {
+	d.batch[0] = int(d.faultVPN.Q() - d.cfg.BaseVPN)
+	plan, err := d.menu.HandleFaults(d.batch[:])
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", d.Path(), err))
+	}
+	d.victims = append(d.victims[:0], plan.Evict...)
+	runs := d.startFetch(plan.Fetch)
+	d.cursor.Set(0)
+	d.shoot.Clear()
+	switch {
+	case len(d.victims) > 0:
+		return drvUnmap
+	case runs > 0:
+		return drvFetchCmd
+	}
+	return drvIdle
+}
+
+// afterUnmap is the next state once the victims are unmapped or a
+// write-back has reached the host: the next write-back, the fetch, or
+// idle when every page was deferred.
+func (d *Driver) afterUnmap() uint8 {
+	switch {
+	case d.evictLeft.Q() > 0:
+		return drvEvictCmd
+	case d.runs.Q() > 0:
+		return drvFetchCmd
+	}
+	return drvIdle
+}
+
+// unmapStep works on the page under the cursor. A victim's PTE is made
+// remote first (from the next cycle on a walk finds it in host memory),
+// then every L1 TLB drops it; a fetched page whose zero-copy mapping a TLB
+// may hold is only shot down. A tail page outside its allocation, which
+// the menu may have fetched, has nothing to unmap.
+func (d *Driver) unmapStep() {
+	c := &d.c
+	page := d.unmapPage()
+	if page < 0 {
+		c.next = drvIdle
+		if d.fsm.Q() == drvUnmap {
+			c.next = d.afterUnmap()
+		}
+		return
+	}
+	if d.fsm.Q() == drvUnmap {
+		switch d.pageState(page) {
+		case pageValid:
+			if d.writer.SequencerWrote() {
+				d.setState(page, pageRemote)
+				r := page / system.PagesPerRegion
+				d.resident.At(r).Set(d.resident.At(r).Q() - 1)
+				d.evictLeft.Set(d.evictLeft.Q() + 1)
+			}
+			return
+		case pageFixed:
+			d.cursor.Set(d.cursor.Q() + 1)
+			return
+		}
+	}
+	if d.shoot.Step(true) {
+		d.cursor.Set(d.cursor.Q() + 1)
+	}
+}
+
+// unmapping reports that the victim page's PTE is made remote this cycle:
+// its state is still valid, but a local PTE offered now would reach the
+// router after the write and could not be known stale there.
+func (d *Driver) unmapping(page int) bool {
+	return d.fsm.Q() == drvUnmap && d.writer.SequencerWrote() && d.unmapPage() == page
+}
+
+// offerReply registers the first entry other than skip that can be
+// answered as the next reply (only that entry when only is not -1): a
+// fault or zero-copy access whose page is valid (its PTE write done) gets
+// the local PTE; a zero-copy access whose page is still in host memory
+// gets the remote PTE, and the page is marked as mapped in a TLB. In the
+// cycle the driver starts a fetch no remote PTE is offered, so that every
+// zero-copy mapping of a fetched page is marked before the fetch collects
+// them. A raised migration whose page is valid answers nobody: the first
+// one found is freed here, and its page is returned as freed (-1 if
+// none). It reports whether it offered a reply and, if not, the cycle a
+// held-back zero-copy reply may go.
+func (d *Driver) offerReply(skip, only int) (offered bool, wake uint64, freed int) {
+	now := d.c.now
+	wake, freed = rtl.Never, -1
+	left := d.waiting.Q() // occupied entries: the search stops after the last
+	first, end := 0, d.cfg.FaultBuffer
+	if only >= 0 {
+		first, end = only, only+1
+	}
+	for i := first; i < end && left > 0; i++ {
+		kind := d.reqKind.At(i).Q()
+		if kind == entryFree {
+			continue
+		}
+		left--
+		if i == skip {
+			continue
+		}
+		page := int(d.reqWalk.At(i).Q().VPN - d.cfg.BaseVPN)
+		st := d.pageState(page)
+		valid := st == pageValid && !d.writer.LandingAt(d.cfg.BaseVPN+uint64(page)) && !d.unmapping(page)
+		remote := false
+		switch {
+		case kind == entryPromote:
+			if valid && freed < 0 {
+				d.reqKind.At(i).Set(entryFree)
+				freed = page
+			}
+			continue
+		case valid:
+		case kind == entryZeroCopy && st == pageRemote:
+			if d.c.fetching {
+				wake = min(wake, now+1)
+				continue
+			}
+			remote = true
+			w := d.zcMapped.At(page / 64)
+			if bit := uint64(1) << (page % 64); w.Q()&bit == 0 {
+				w.Set(w.Q() | bit)
+			}
+		default:
+			continue
+		}
+		d.repIndex.Set(uint32(i))
+		if remote != d.repRemote.Q() {
+			d.repRemote.Set(remote)
+		}
+		if !d.repValid.Q() {
+			d.repValid.Set(true)
+		}
+		return true, now, freed
+	}
+	if d.repValid.Q() {
+		d.repValid.Set(false)
+	}
+	if wake != d.nextDue.Q() {
+		d.nextDue.Set(wake)
+	}
+	return false, wake, freed
+}
+
+// enqueue places an entry of kind for walk w in the first free slot of
+// the fault buffer, stamped with its arrival order, and returns the slot.
+// At most one entry arrives per cycle.
+func (d *Driver) enqueue(kind uint8, w ptw.Walk) int {
+	i := d.freeEntry()
+	d.reqKind.At(i).Set(kind)
+	d.reqWalk.At(i).Set(w)
+	d.reqSeq.At(i).Set(d.seq.Q())
+	d.seq.Set(d.seq.Q() + 1)
+	return i
+}
+
+func (d *Driver) freeEntry() int {
+	for i := range d.cfg.FaultBuffer {
+		if d.reqKind.At(i).Q() == entryFree {
+			return i
+		}
+	}
+	return -1
+}
+
+// oldestFault is the oldest fault whose page is still in host memory and
+// not on its way: the next one the driver handles.
+func (d *Driver) oldestFault() int {
+	best := -1
+	left := d.waiting.Q() // occupied entries: the search stops after the last
+	for i := 0; i < d.cfg.FaultBuffer && left > 0; i++ {
+		kind := d.reqKind.At(i).Q()
+		if kind == entryFree {
+			continue
+		}
+		left--
+		if kind != entryFault && kind != entryPromote {
+			continue
+		}
+		if d.pageState(int(d.reqWalk.At(i).Q().VPN-d.cfg.BaseVPN)) != pageRemote {
+			continue
+		}
+		if best < 0 || d.reqSeq.At(i).Q() < d.reqSeq.At(best).Q() {
+			best = i
+		}
+	}
+	return best
+}
+
+// startFetch marks the plan's managed pages (ascending) on their way,
+// collects those with a zero-copy mapping, and splits them into contiguous
+// runs, the faulting page's run first with the faulting page as its
+// critical page. It returns the number of runs.
+func (d *Driver) startFetch(fetch []int) int {
+	fault := int(d.faultVPN.Q() - d.cfg.BaseVPN)
+	d.mappings = d.mappings[:0]
+	runs, critical := 0, 0
+	for i := 0; i < len(fetch); {
+		if d.pageState(fetch[i]) == pageFixed {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(fetch) && fetch[j] == fetch[j-1]+1 && j-i < pme.MaxPagesLimit && d.pageState(fetch[j]) != pageFixed {
+			j++
+		}
+		d.runStart.At(runs).Set(uint64(fetch[i]))
+		d.runLen.At(runs).Set(uint16(j - i))
+		first := uint16(0)
+		if fault >= fetch[i] && fault < fetch[j-1]+1 {
+			first = uint16(fault - fetch[i])
+			critical = runs
+		}
+		d.runFirst.At(runs).Set(first)
+		runs++
+		i = j
+	}
+	mapWord, mapVal := -1, uint64(0)
+	for _, p := range fetch {
+		if d.pageState(p) == pageFixed {
+			continue
+		}
+		d.setState(p, pageInFlight)
+		if !d.isMapped(p) {
+			continue
+		}
+		d.mappings = append(d.mappings, p)
+		if mapWord != p/64 {
+			if mapWord >= 0 {
+				d.zcMapped.At(mapWord).Set(mapVal)
+			}
+			mapWord, mapVal = p/64, d.zcMapped.At(p/64).Q()
+		}
+		mapVal &^= 1 << (p % 64)
+	}
+	if mapWord >= 0 {
+		d.zcMapped.At(mapWord).Set(mapVal)
+	}
+	d.runs.Set(uint16(runs))
+	d.runNext.Set(uint16(critical))
+	d.runIssued.Set(0)
+	d.runLanded.Set(0)
+	return runs
+}

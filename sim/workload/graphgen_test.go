@@ -1,0 +1,106 @@
+package workload
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// referenceRodiniaGraph is the generator with every edge list stored: the
+// reference the compact generatedGraph is checked against.
+func referenceRodiniaGraph(nodes, edges int, seed uint64) *graph {
+	const (
+		streamDraws = iota + 1
+		streamNudge
+		streamDest
+	)
+	draws := make([]uint8, nodes)
+	pairs := edges / 2
+	total := 0
+	for i := range draws {
+		draws[i] = uint8(graphgenMinEdges + draw(seed, streamDraws, uint64(i), graphgenMaxEdges-graphgenMinEdges+1))
+		total += int(draws[i])
+	}
+	pairs = max(min(pairs, nodes*graphgenMaxEdges), nodes*graphgenMinEdges)
+	for k := uint64(0); total != pairs; k++ {
+		i := draw(seed, streamNudge, k, uint64(nodes))
+		switch {
+		case total < pairs && draws[i] < graphgenMaxEdges:
+			draws[i]++
+			total++
+		case total > pairs && draws[i] > graphgenMinEdges:
+			draws[i]--
+			total--
+		}
+	}
+	// Draw every destination once, count degrees, then fill in order.
+	src := make([]uint32, 0, pairs)
+	dst := make([]uint32, 0, pairs)
+	degree := make([]uint32, nodes)
+	k := uint64(0)
+	for i := range draws {
+		for j := 0; j < int(draws[i]); j++ {
+			d := uint32(draw(seed, streamDest, k, uint64(nodes)))
+			k++
+			src = append(src, uint32(i))
+			dst = append(dst, d)
+			degree[i]++
+			degree[d]++
+		}
+	}
+	g := &graph{start: make([]uint32, nodes), degree: degree, dest: make([]uint32, 2*len(src))}
+	var off uint32
+	for i := range g.start {
+		g.start[i] = off
+		off += degree[i]
+	}
+	fill := make([]uint32, nodes)
+	for p := range src {
+		s, d := src[p], dst[p]
+		g.dest[g.start[s]+fill[s]] = d
+		fill[s]++
+		g.dest[g.start[d]+fill[d]] = s
+		fill[d]++
+	}
+	return g
+}
+
+// explicitGraph reads every edge list of g through its cursors into the
+// stored layout.
+func explicitGraph(g *graph) *graph {
+	x := &graph{start: make([]uint32, g.nodes()), degree: make([]uint32, g.nodes()), dest: make([]uint32, 0, g.edges())}
+	for i := range x.start {
+		c := g.cursor(i)
+		x.start[i], x.degree[i] = c.start, c.degree
+		for j := uint32(0); j < c.degree; j++ {
+			x.dest = append(x.dest, g.destOf(&c, j))
+		}
+	}
+	return x
+}
+
+// TestGeneratedGraphMatchesReference: the compact graph lists, node for
+// node, the same edges in the same order as the stored reference, at sizes
+// from a handful of nodes (many self loops and repeated draws) to the
+// shipped input's, and bfsLevels finds the same levels on both.
+func TestGeneratedGraphMatchesReference(t *testing.T) {
+	for _, c := range []struct {
+		nodes, edges int
+		seed         uint64
+	}{{2, 4, 1}, {3, 20, 2}, {5, 16, 3}, {64, 512, 4}, {65, 300, 5}, {1000, 6000, 6}, {bfsNodes, bfsEdges, 1}} {
+		want := referenceRodiniaGraph(c.nodes, c.edges, c.seed)
+		g := generateRodiniaGraph(c.nodes, c.edges, c.seed)
+		require.Equal(t, want.nodes(), g.nodes(), "%+v", c)
+		require.Equal(t, want.edges(), g.edges(), "%+v", c)
+		got := explicitGraph(g)
+		assert.Empty(t, cmp.Diff(want.start, got.start), "%+v: start", c)
+		assert.Empty(t, cmp.Diff(want.degree, got.degree), "%+v: degree", c)
+		assert.Empty(t, cmp.Diff(want.dest, got.dest), "%+v: dest", c)
+		wantLevel, wantDepth := bfsLevels(want)
+		level, depth := bfsLevels(g)
+		assert.Equal(t, wantDepth, depth, "%+v: depth", c)
+		assert.Empty(t, cmp.Diff(wantLevel, level), "%+v: level", c)
+	}
+}
