@@ -372,16 +372,17 @@ func (w writeChecked) Write(p []byte) (int, error) {
 }
 
 // oversubNote explains a managed capacity larger than the ratio asks for:
-// managed memory is whole 2 MB regions, at least one.
+// managed memory is the footprint in whole 64 KB page-groups over the
+// ratio, at least one page-group.
 func oversubNote(s *system.System) string {
 	r := s.Cfg.Run.OversubPct
 	footprint := s.Workload.Footprint()
-	capacity := uint64(s.Layout.ManagedCapacity) << system.GroupShift
+	capacity := uint64(s.Layout.ManagedPages) << system.PageShift
 	eff := effectiveOversub(footprint, capacity)
-	if r == 100 || eff >= r {
+	if r == 100 || eff >= r || s.Cfg.Run.GPUMemoryMB > 0 {
 		return ""
 	}
-	return fmt.Sprintf("run.oversub_pct = %d asks for %.1f MB of managed GPU memory for %.1f MB of managed data; it is whole 2 MB regions, %.1f MB, so footprint / managed memory is %d%%",
+	return fmt.Sprintf("run.oversub_pct = %d asks for %.1f MB of managed GPU memory for %.1f MB of managed data; it is the footprint in whole 64 KB page-groups over the ratio, %.1f MB, so footprint / managed memory is %d%%",
 		r, mb(footprint)*100/float64(r), mb(footprint), mb(capacity), eff)
 }
 
