@@ -13,8 +13,11 @@ type Config struct {
 	Slots int
 	// MaxPages is the largest command, in 4 KB pages.
 	MaxPages int
-	// PageBytes is the size of one page's data packet.
+	// PageBytes is the size of one page's data.
 	PageBytes int
+	// PacketBytes is the largest packet of page data: a page travels as
+	// PageBytes/PacketBytes packets (0 means PageBytes, one packet).
+	PacketBytes int
 	// RequestBytes is the size of a read request, a flush request and a
 	// flush acknowledgement on the link.
 	RequestBytes int
@@ -36,6 +39,8 @@ const (
 	MaxReadTags    = 4096
 	MaxSetupCycles = 1 << 16
 	MaxHostLatency = 1 << 20
+	// MaxPacketsPerPage bounds a page's packets (a 4 KB page in 64 B ones).
+	MaxPacketsPerPage = 1 << 12
 )
 
 // SetupCyclesRange is the SetupCycles Validate allows.
@@ -64,8 +69,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("pme: MaxPages %d outside 1..%d", c.MaxPages, MaxPagesLimit)
 	case c.PageBytes < 1 || c.PageBytes > pcie.MaxPacketLimit:
 		return fmt.Errorf("pme: PageBytes %d outside 1..%d", c.PageBytes, pcie.MaxPacketLimit)
-	case c.RequestBytes < 1 || c.RequestBytes > c.PageBytes:
-		return fmt.Errorf("pme: RequestBytes %d outside 1..PageBytes (%d)", c.RequestBytes, c.PageBytes)
+	case c.PacketBytes < 0 || c.PacketBytes > c.PageBytes || (c.PacketBytes > 0 && c.PageBytes%c.PacketBytes != 0) || c.PageBytes/c.packetBytes() > MaxPacketsPerPage:
+		return fmt.Errorf("pme: PacketBytes %d must divide PageBytes (%d) into 1..%d packets", c.PacketBytes, c.PageBytes, MaxPacketsPerPage)
+	case c.RequestBytes < 1 || c.RequestBytes > c.packetBytes():
+		return fmt.Errorf("pme: RequestBytes %d outside 1..PacketBytes (%d)", c.RequestBytes, c.packetBytes())
 	case c.ReadTags < 1 || c.ReadTags > MaxReadTags:
 		return fmt.Errorf("pme: ReadTags %d outside 1..%d", c.ReadTags, MaxReadTags)
 	case !SetupCyclesRange.Has(int64(c.SetupCycles)):
@@ -78,8 +85,19 @@ func (c Config) Validate() error {
 
 // CheckLink reports a link whose packets cannot carry this engine's pages.
 func (c Config) CheckLink(l pcie.Config) error {
-	if c.PageBytes > l.MaxPacketBytes {
-		return fmt.Errorf("pme: PageBytes %d exceeds the link's MaxPacketBytes %d", c.PageBytes, l.MaxPacketBytes)
+	if c.packetBytes() > l.MaxPacketBytes {
+		return fmt.Errorf("pme: PacketBytes %d exceeds the link's MaxPacketBytes %d", c.packetBytes(), l.MaxPacketBytes)
 	}
 	return nil
 }
+
+// packetBytes is the data packet size, PacketBytes or the whole page.
+func (c Config) packetBytes() int {
+	if c.PacketBytes == 0 {
+		return c.PageBytes
+	}
+	return c.PacketBytes
+}
+
+// packets is the number of packets of one page's data.
+func (c Config) packets() int { return c.PageBytes / c.packetBytes() }

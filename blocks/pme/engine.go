@@ -26,6 +26,7 @@ type Engine struct {
 	arrived   *rtl.Vec[uint16] // pages received
 	landed    *rtl.Vec[uint16] // pages reported
 	writes    *rtl.Vec[uint16] // victim pages issued
+	wpart     *rtl.Vec[uint16] // packets of the next victim page issued
 	flushSent *rtl.Vec[uint8]
 	flushAck  *rtl.Vec[uint8]
 	victimRep *rtl.Vec[uint8] // victim event reported
@@ -80,6 +81,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*Engine, error) {
 	e.arrived = rtl.NewVec[uint16](b, "arrived", n, posBits+1, 0)
 	e.landed = rtl.NewVec[uint16](b, "landed", n, posBits+1, 0)
 	e.writes = rtl.NewVec[uint16](b, "writes", n, posBits+1, 0)
+	e.wpart = rtl.NewVec[uint16](b, "write_part", n, 12, 0)
 	e.flushSent = rtl.NewVec[uint8](b, "flush_sent", n, 1, 0)
 	e.flushAck = rtl.NewVec[uint8](b, "flush_ack", n, 1, 0)
 	e.victimRep = rtl.NewVec[uint8](b, "victim_reported", n, 1, 0)
@@ -128,7 +130,7 @@ func (e *Engine) Eval() {
 	outstanding := int(e.outstanding.Q())
 
 	arrSlot, ackSlot := -1, -1
-	if e.FromHost.Fire() {
+	if e.FromHost.Fire() && isLast(e.FromHost.Bits.Get().Tag) {
 		active = true
 		kind, s, _ := splitTag(e.FromHost.Bits.Get().Tag)
 		if kind == kindFlush {
@@ -139,6 +141,8 @@ func (e *Engine) Eval() {
 			e.arrived.At(s).Set(e.arrived.At(s).Q() + 1)
 		}
 		outstanding--
+	} else if e.FromHost.Fire() {
+		active = true // a page's earlier packets
 	}
 
 	if !e.evValid.Q() || e.Events.Fire() {
@@ -174,14 +178,15 @@ func (e *Engine) Eval() {
 	}
 }
 
-// heldWrite is the slot whose victim page waits in the link output stage
-// and does not leave this cycle, or -1.
+// heldWrite is the slot whose victim page's last packet waits in the link
+// output stage and does not leave this cycle, or -1.
 func (e *Engine) heldWrite() int {
 	if !e.outValid.Q() || e.ToHost.Fire() {
 		return -1
 	}
-	kind, s, _ := splitTag(e.out.Q().Tag)
-	if kind != kindWrite {
+	t := e.out.Q().Tag
+	kind, s, _ := splitTag(t)
+	if kind != kindWrite || !isLast(t) {
 		return -1
 	}
 	return s
@@ -272,15 +277,24 @@ func (e *Engine) issue(now uint64, outstanding *int) (pcie.Packet, bool) {
 		n := e.reads.At(read).Q()
 		e.reads.At(read).Set(n + 1)
 		*outstanding++
-		return pcie.Packet{Tag: linkTag(kindRead, read, int(n)), Bytes: uint16(e.cfg.RequestBytes)}, true
+		return pcie.Packet{Tag: withLast(linkTag(kindRead, read, int(n)), true), Bytes: uint16(e.cfg.RequestBytes)}, true
 	case write >= 0:
-		n := e.writes.At(write).Q()
-		e.writes.At(write).Set(n + 1)
-		return pcie.Packet{Tag: linkTag(kindWrite, write, int(n)), Bytes: uint16(e.cfg.PageBytes)}, true
+		// A victim page leaves in cfg.packets() packets; the page counts
+		// as issued with its last.
+		n, part := e.writes.At(write).Q(), int(e.wpart.At(write).Q())+1
+		last := part == e.cfg.packets()
+		if last {
+			e.writes.At(write).Set(n + 1)
+			part = 0
+		}
+		if e.cfg.packets() > 1 {
+			e.wpart.At(write).Set(uint16(part))
+		}
+		return pcie.Packet{Tag: withLast(linkTag(kindWrite, write, int(n)), last), Bytes: uint16(e.cfg.packetBytes())}, true
 	case flush >= 0:
 		e.flushSent.At(flush).Set(1)
 		*outstanding++
-		return pcie.Packet{Tag: linkTag(kindFlush, flush, 0), Bytes: uint16(e.cfg.RequestBytes)}, true
+		return pcie.Packet{Tag: withLast(linkTag(kindFlush, flush, 0), true), Bytes: uint16(e.cfg.RequestBytes)}, true
 	}
 	return pcie.Packet{}, false
 }

@@ -7,7 +7,8 @@ import (
 
 // HostDMA is the host end of the engine's transfers: host memory's DMA
 // responder. It takes the engine's packets from the device-to-host
-// direction in arrival order: a page read is answered with the page's data,
+// direction in arrival order: a page read is answered with the page's data
+// (PageBytes/PacketBytes packets in a row, the last marked),
 // a victim page write is absorbed, and a flush is answered with a short
 // acknowledgement, which therefore leaves after every earlier write has
 // arrived. Answers wait in a queue of ReadTags entries, one cycle plus
@@ -19,6 +20,7 @@ type HostDMA struct {
 	cfg Config
 
 	answers *rtl.Ring[pcie.Packet] // each with the cycle it is due
+	sent    *rtl.Reg[uint16]       // packets of the head answer already sent
 	writes  *rtl.Reg[uint64]       // victim pages absorbed
 }
 
@@ -37,6 +39,7 @@ func NewHostDMA(s *rtl.Sim, path string, cfg Config, p HostPorts) (*HostDMA, err
 	s.Add(h, path)
 	b := &h.Base
 	h.answers = rtl.NewRingOf[pcie.Packet](b, "answers", cfg.ReadTags, pcie.PacketBits, true)
+	h.sent = rtl.NewReg[uint16](b, "sent", 12, 0)
 	h.writes = rtl.NewReg[uint64](b, "writes", 64, 0)
 	p.In.Consumer(b)
 	p.Out.Producer(b)
@@ -49,31 +52,51 @@ func (h *HostDMA) Drive() {
 	ok := h.answers.Len() > 0 && h.answers.HeadDue() <= h.Now()
 	h.Out.Valid.Set(ok)
 	if ok {
-		h.Out.Bits.Set(h.answers.Head())
+		a := h.answers.Head()
+		a.Tag = withLast(a.Tag, h.lastOfHead(a))
+		h.Out.Bits.Set(a)
 	}
+}
+
+// lastOfHead reports whether the head answer's next packet is its last.
+func (h *HostDMA) lastOfHead(a pcie.Packet) bool {
+	kind, _, _ := splitTag(a.Tag)
+	return kind != kindRead || int(h.sent.Q())+1 == h.cfg.packets()
 }
 
 // Eval takes one request and sends one answer per cycle.
 func (h *HostDMA) Eval() {
 	now := h.Now()
-	push, pop := false, h.Out.Fire()
+	push, pop := false, false
+	if h.Out.Fire() {
+		// A read's answer leaves in packets(); the head goes with its last.
+		if pop = h.lastOfHead(h.answers.Head()); pop {
+			if h.sent.Q() != 0 {
+				h.sent.Set(0)
+			}
+		} else {
+			h.sent.Set(h.sent.Q() + 1)
+		}
+	}
 	var answer pcie.Packet
 	if h.In.Fire() {
 		p := h.In.Bits.Get()
 		kind, _, _ := splitTag(p.Tag)
 		switch kind {
 		case kindWrite:
-			h.writes.Set(h.writes.Q() + 1)
+			if isLast(p.Tag) {
+				h.writes.Set(h.writes.Q() + 1)
+			}
 		default:
 			push = true
-			answer = pcie.Packet{Tag: p.Tag, Bytes: uint16(h.cfg.RequestBytes)}
+			answer = pcie.Packet{Tag: p.Tag &^ (1 << lastTagBit), Bytes: uint16(h.cfg.RequestBytes)}
 			if kind == kindRead {
-				answer.Bytes = uint16(h.cfg.PageBytes)
+				answer.Bytes = uint16(h.cfg.packetBytes())
 			}
 		}
 	}
 	h.answers.Update(push, answer, now+1+uint64(h.cfg.HostLatency), pop)
-	if !push && !pop && !h.In.Fire() {
+	if !push && !h.Out.Fire() && !h.In.Fire() {
 		if h.answers.Len() > 0 && h.answers.HeadDue() > now {
 			h.SleepUntil(h.answers.HeadDue())
 		} else {

@@ -225,7 +225,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Slots = 0 }, "pme: Slots 0 outside 1..256"},
 		{func(c *Config) { c.MaxPages = 513 }, "pme: MaxPages 513 outside 1..512"},
 		{func(c *Config) { c.PageBytes = 0 }, "pme: PageBytes 0 outside 1..65535"},
-		{func(c *Config) { c.RequestBytes = 5000 }, "pme: RequestBytes 5000 outside 1..PageBytes (4096)"},
+		{func(c *Config) { c.RequestBytes = 5000 }, "pme: RequestBytes 5000 outside 1..PacketBytes (4096)"},
 		{func(c *Config) { c.ReadTags = 0 }, "pme: ReadTags 0 outside 1..4096"},
 		{func(c *Config) { c.SetupCycles = 1 }, "pme: SetupCycles 1 outside 2..65536"},
 		{func(c *Config) { c.HostLatency = -1 }, "pme: HostLatency -1 outside 0..1048576"},
@@ -236,7 +236,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.PageBytes = 8192
-	require.EqualError(t, cfg.CheckLink(pcie.DefaultConfig()), "pme: PageBytes 8192 exceeds the link's MaxPacketBytes 4096")
+	require.EqualError(t, cfg.CheckLink(pcie.DefaultConfig()), "pme: PacketBytes 8192 exceeds the link's MaxPacketBytes 4096")
 }
 
 // checkCommandEvents holds the engine's contract for every command: its

@@ -96,6 +96,22 @@ func linkTag(kind, slot, pos int) uint64 {
 	return uint64(kind) | uint64(slot)<<kindBits | uint64(pos)<<(kindBits+slotBits)
 }
 
+// lastTagBit marks the last packet of a page's data (and the only packet
+// of a request or a flush answer): a page of PageBytes travels as
+// PageBytes/PacketBytes packets under one tag.
+const lastTagBit = kindBits + slotBits + posBits
+
+// withLast sets the last-packet mark of tag t when last.
+func withLast(t uint64, last bool) uint64 {
+	if last {
+		t |= 1 << lastTagBit
+	}
+	return t
+}
+
+// isLast reports the last-packet mark of tag t.
+func isLast(t uint64) bool { return t>>lastTagBit&1 != 0 }
+
 func splitTag(t uint64) (kind, slot, pos int) {
 	return int(t & (1<<kindBits - 1)), int(t >> kindBits & (1<<slotBits - 1)), int(t >> (kindBits + slotBits) & (1<<posBits - 1))
 }

@@ -24,6 +24,7 @@ type Config struct {
 	Run      Run    `toml:"run"`
 	GPU      GPU    `toml:"gpu"`
 	Memory   Memory `toml:"memory"`
+	Cache    Cache  `toml:"cache"`
 	PCIe     PCIe   `toml:"pcie"`
 	UM       UM     `toml:"um"`
 	UVMSmart UM     `toml:"uvmsmart"`
@@ -36,7 +37,7 @@ type Config struct {
 type Run struct {
 	Workload   string  `toml:"workload" doc:"built-in workload name (see uvmsim list)"`
 	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,adaptive,uvmmu" doc:"migration policy"`
-	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in whole 2 MB regions (SPEC 2), the whole footprint at 100"`
+	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in 4 KB pages (SPEC 2), the whole footprint at 100"`
 	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier (the footprint must fit memory.capacity_gb and the GMMU's 64 GB page table)"`
 	Seed       uint64  `toml:"seed" min:"0" max:"9223372036854775807" doc:"seed of every random choice (workload, LFSR seed derivation); a TOML integer, so at most 2^63-1 in a file, with --set and --seed alike"`
 	GraphFile  string  `toml:"graph_file" doc:"Rodinia-format graph for bfs (empty: generated)"`
@@ -44,6 +45,8 @@ type Run struct {
 	// MaxMemoryGB bounds the simulator's own memory, not the simulated
 	// machine's: it never changes a result.
 	MaxMemoryGB float64 `toml:"max_memory_gb" min:"0" max:"1048576" doc:"host memory a run may take, predicted before it starts (GiB); 0: the machine's physical memory"`
+
+	GPUMemoryMB float64 `toml:"gpu_memory_mb" min:"0" max:"1048576" doc:"GPU memory in MB (2^20 bytes), cudaMalloc'd data included, as the UVMSmart simulator's -gddr_size; overrides run.oversub_pct when set (0: footprint / R)"`
 }
 
 // GPU is the core and translation configuration (UVMMU paper Table I).
@@ -59,6 +62,8 @@ type GPU struct {
 	Walkers        int    `toml:"walkers" limit:"ptw.Walkers" doc:"page-table walkers in the GMMU"`
 	WalkQueue      int    `toml:"walk_queue" limit:"ptw.QueueDepth" doc:"GMMU walk queue entries"`
 	WalkCycles     int    `toml:"walk_cycles" limit:"ptw.LevelLatency" doc:"page-table walk latency in cycles"`
+
+	KernelLaunchUs float64 `toml:"kernel_launch_us" min:"0" max:"100000" doc:"kernel launch latency: every kernel's first block starts this long after the previous phase ends (0: at once)"`
 }
 
 // Memory is GPU DRAM.
@@ -66,6 +71,22 @@ type Memory struct {
 	CapacityGB    float64 `toml:"capacity_gb" min:"0.002" max:"1024" doc:"physical GPU memory (bounds managed + cudaMalloc'd data)"`
 	LatencyCycles int     `toml:"latency_cycles" limit:"dram.Latency" doc:"local DRAM access latency in cycles"`
 	BandwidthGBs  float64 `toml:"bandwidth_gbs" min:"1" max:"100000" doc:"DRAM bandwidth in GB/s (10^9 bytes)"`
+}
+
+// Cache is the data caches of UVMMU Table I in the geometry of the UVMSmart
+// simulator's GTX 1080 Ti configuration (gpgpusim.config:56-61): an L2
+// slice in each memory sub-partition and a per-SM L1 that global loads
+// bypass there (-gmem_skip_L1D 1).
+type Cache struct {
+	L2              bool `toml:"l2" doc:"L2 data cache in the memory sub-partitions (false: every load goes to DRAM at memory.latency_cycles)"`
+	L2Slices        int  `toml:"l2_slices" min:"1" max:"64" doc:"memory sub-partitions, one L2 slice and an equal share of memory.bandwidth_gbs each"`
+	L2Sets          int  `toml:"l2_sets" min:"1" max:"65536" pow2:"true" doc:"sets per L2 slice"`
+	L2Ways          int  `toml:"l2_ways" min:"1" max:"16" doc:"L2 associativity"`
+	L2LatencyCycles int  `toml:"l2_latency_cycles" min:"1" max:"100000" doc:"L2 hit latency; a miss adds memory.latency_cycles and its sectors' DRAM transfer"`
+	L1              bool `toml:"l1" doc:"per-SM L1 data cache for global loads (the reference bypasses it, -gmem_skip_L1D 1); needs cache.l2"`
+	L1Sets          int  `toml:"l1_sets" min:"1" max:"65536" pow2:"true" doc:"L1 sets"`
+	L1Ways          int  `toml:"l1_ways" min:"1" max:"16" doc:"L1 associativity"`
+	L1LatencyCycles int  `toml:"l1_latency_cycles" min:"1" max:"100000" doc:"L1 hit latency"`
 }
 
 // PCIe is the host link.
@@ -218,11 +239,35 @@ func Default() Config {
 			Walkers:        64,  // UVMMU Table I
 			WalkQueue:      64,  // GRIT Table I (UVMMU Table I gives none)
 			WalkCycles:     100, // UVMSmart Table I: page-table walk 100 cycles
+			// The UVMSmart simulator's -gpgpu_kernel_launch_latency 222150
+			// cycles = 150 us at 1481 MHz (its GTX 1080 Ti
+			// gpgpusim.config:193).
+			KernelLaunchUs: 150,
 		},
 		Memory: Memory{
 			CapacityGB:    11,  // UVMMU Table I: 11 GB GDDR5X
 			LatencyCycles: 100, // UVMSmart Table I: local access 100 cycles
 			BandwidthGBs:  484, // UVMMU Table I
+		},
+		Cache: Cache{
+			// gpgpusim.config:61, -gpgpu_cache:dl2 64:128:16 per memory
+			// sub-partition, and :15-16, 11 channels x 2 sub-partitions:
+			// 22 x 128 KB = 2.75 MB (the file's comment and UVMMU Table I
+			// round it to 3 MB).
+			L2:       true,
+			L2Slices: 22,
+			L2Sets:   64,
+			L2Ways:   16,
+			// gpgpusim.config:98, -rop_latency 120: the sub-partition's
+			// queue ahead of the L2 (l2cache.cc:554).
+			L2LatencyCycles: 120,
+			// gpgpusim.config:56-58: -gpgpu_cache:dl1 64:128:6 (48 KB),
+			// bypassed by global loads (-gmem_skip_L1D 1); a hit completes
+			// in the LD/ST unit's cycle (shader.cc:1434-1440).
+			L1:              false,
+			L1Sets:          64,
+			L1Ways:          6,
+			L1LatencyCycles: 1,
 		},
 		PCIe: PCIe{
 			BandwidthGBs: 16, // UVMMU Table I: PCIe 3.0 x16
@@ -296,6 +341,12 @@ func (c *Config) FaultCycles() uint64 { return c.Cycles(c.UM.FaultLatencyUs) }
 func (c *Config) Validate() error {
 	if err := validateKeys(c); err != nil {
 		return err
+	}
+	if c.Cache.L1 && !c.Cache.L2 {
+		return fmt.Errorf("config: cache.l1 = true needs cache.l2 = true")
+	}
+	if (c.Cache.L2 || c.Cache.L1) && c.GPU.LineBytes != 128 {
+		return fmt.Errorf("config: the data caches hold 128 B lines of four 32 B sectors; gpu.line_bytes = %d must be 128 or cache.l2 and cache.l1 false", c.GPU.LineBytes)
 	}
 	if c.UVMMU.DCQThreshold > c.UVMMU.DCQDepth {
 		return fmt.Errorf("config: uvmmu.dcq_threshold = %d must not exceed uvmmu.dcq_depth = %d", c.UVMMU.DCQThreshold, c.UVMMU.DCQDepth)

@@ -74,7 +74,9 @@ func TestMigrationLatencyWithoutRecorderSaysWhatIsNeeded(t *testing.T) {
 // come in bursts that queue in the PME behind other page-groups).
 func TestMigrationLatencyFromUVMMURuns(t *testing.T) {
 	p := Params{Workloads: []string{"ra"}, Scale: 0.5, Seed: 1, Policies: []string{PolicyUVMMU}}
-	out, err := Run(latencySpecs(p), Options{Base: config.Default()})
+	base := config.Default()
+	base.GPU.KernelLaunchUs, base.Cache.L2 = 0, false
+	out, err := Run(latencySpecs(p), Options{Base: base})
 	require.NoError(t, err)
 	require.NoError(t, Failures(out))
 	for _, o := range out {

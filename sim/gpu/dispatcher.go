@@ -10,17 +10,30 @@ import (
 // per cycle, round robin over the SMs that have room, and waits until every
 // SM is empty before the next phase; a host phase goes out on the Host port
 // and the dispatcher waits for HostDone. Done rises after the last phase.
+//
+// A kernel's first block goes out LaunchLatency cycles after the previous
+// phase ended (after reset for the first phase): the UVMSmart simulator
+// gives every kernel a launch-latency countdown (abstract_hardware_model.cc:
+// 622, from -gpgpu_kernel_launch_latency, gpu-sim.cc:624) that its stream
+// manager decrements once per GPU cycle while the kernel waits at the head
+// of its stream, starting it at zero (stream_manager.cc:201-218); the
+// GTX 1080 Ti configuration sets 222,150 cycles, 150 us
+// (configs/GeForceGTX1080Ti/gpgpusim.config:193). The dispatcher sleeps
+// until the launch, so idle skipping makes the wait cost one jump and the
+// watchdog sees a timed wait, not a stall.
 type Dispatcher struct {
 	rtl.Base
 	DispatcherPorts
 
 	phases  []workload.Phase
 	kernels []int // phase index -> kernel index (launch port numbering)
+	latency uint64
 
 	phase   *rtl.Reg[uint32] // current phase; len(phases) when done
 	block   *rtl.Reg[uint32] // next thread block of the current kernel
 	target  *rtl.Reg[uint32] // SM offered the next block
 	waiting *rtl.Reg[bool]   // every block (or the host request) is out
+	startAt *rtl.Reg[uint64] // cycle the current phase, if a kernel, may launch its first block
 }
 
 // Kernels lists the workload's kernels in phase order: the SMs' launch port
@@ -60,10 +73,12 @@ func NewDispatcherPorts(s *rtl.Sim, path string, sms []*SM) DispatcherPorts {
 	return p
 }
 
-// NewDispatcher adds a dispatcher of phases under path on ports p.
-func NewDispatcher(s *rtl.Sim, path string, phases []workload.Phase, p DispatcherPorts) *Dispatcher {
+// NewDispatcher adds a dispatcher of phases under path on ports p; every
+// kernel waits launchLatency cycles before its first block.
+func NewDispatcher(s *rtl.Sim, path string, phases []workload.Phase, p DispatcherPorts, launchLatency uint64) *Dispatcher {
 	d := &Dispatcher{
 		DispatcherPorts: p,
+		latency:         launchLatency,
 		phases:          phases,
 		kernels:         make([]int, len(phases)),
 	}
@@ -80,6 +95,7 @@ func NewDispatcher(s *rtl.Sim, path string, phases []workload.Phase, p Dispatche
 	d.block = rtl.NewReg[uint32](b, "block", 32, 0)
 	d.target = rtl.NewReg[uint32](b, "target", 16, 0)
 	d.waiting = rtl.NewFlag(b, "waiting", false)
+	d.startAt = rtl.NewReg(b, "start_at", 64, launchLatency)
 	for i := range p.Launch {
 		d.Launch[i].Producer(b)
 		b.Listen(d.Resident[i])
@@ -95,7 +111,7 @@ func (d *Dispatcher) Drive() {
 	done := ph >= len(d.phases)
 	d.Done.Set(done)
 	kernel := !done && d.phases[ph].Kernel != nil
-	offer := kernel && !d.waiting.Q()
+	offer := kernel && !d.waiting.Q() && d.Now() >= d.startAt.Q()
 	t := int(d.target.Q())
 	for i, l := range d.Launch {
 		l.Valid.Set(offer && i == t)
@@ -124,10 +140,17 @@ func (d *Dispatcher) Eval() {
 		d.waiting.Set(true)
 	case d.HostDone.Fire():
 		d.waiting.Set(false)
-		d.phase.Set(uint32(ph + 1))
+		d.next(ph)
 	default:
 		d.Sleep()
 	}
+}
+
+// next ends phase ph in this cycle: the next phase begins in the next
+// cycle, and a kernel launches its first block the launch latency later.
+func (d *Dispatcher) next(ph int) {
+	d.phase.Set(uint32(ph + 1))
+	d.startAt.Set(d.Now() + 1 + d.latency)
 }
 
 func (d *Dispatcher) evalKernel(k *workload.Kernel) {
@@ -140,7 +163,11 @@ func (d *Dispatcher) evalKernel(k *workload.Kernel) {
 		}
 		d.waiting.Set(false)
 		d.block.Set(0)
-		d.phase.Set(d.phase.Q() + 1)
+		d.next(int(d.phase.Q()))
+		return
+	}
+	if now := d.Now(); now < d.startAt.Q() {
+		d.SleepUntil(d.startAt.Q())
 		return
 	}
 	if k.Blocks == 0 {

@@ -216,7 +216,7 @@ func unmapDuringWalk(t *testing.T, shootAt, writeAt int, skip bool) (int, pte.PT
 	require.NoError(t, err)
 	r := NewRouter(s, "router", NewRouterPorts(s, "router", g.Resp, []tlb.FillPort{l1.Fill}, []*rtl.Decoupled[ptw.Walk]{m.Replay}))
 	r.Watch(g.Update)
-	d := NewDispatcher(s, "dispatcher", phases, NewDispatcherPorts(s, "dispatcher", []*SM{m}))
+	d := NewDispatcher(s, "dispatcher", phases, NewDispatcherPorts(s, "dispatcher", []*SM{m}), 0)
 	_, err = NewMemory(s, "dram", MemoryConfig{SMs: 1, Warps: 64, LineBytes: 128, Latency: 100, ByteTime: 200, RemoteLatency: 200, RemoteByteTime: 200}, []*SM{m})
 	require.NoError(t, err)
 	require.NoError(t, g.Load(p, old))

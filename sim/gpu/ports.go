@@ -59,3 +59,53 @@ const LaunchWidth = 16 + 32
 
 // Pack places the kernel index above the block number.
 func (l Launch) Pack() uint64 { return uint64(l.Kernel)<<32 | uint64(l.Block) }
+
+// LineReq is one line of a memory instruction on its way to the data
+// caches (SMConfig.StreamLines): the SM's load/store unit sends the lines
+// of a translated instruction one per cycle. Count is the instruction's
+// line total and First marks its first line, so the caches know when a
+// load's data is complete; a Write line needs no answer.
+type LineReq struct {
+	Warp    uint8
+	Line    uint64 // virtual line address: byte address / line size
+	Sectors uint8  // 32 B sectors touched, bit i = sector i
+	Write   bool
+	First   bool
+	Count   uint8 // lines of the instruction, 1..64
+}
+
+// Widths of LineReq's fields.
+const (
+	lineAddrBits = 48 - 5 // a 48-bit virtual address in lines of 32 B and up
+	sectorBits   = 4
+	countBits    = 7
+	// LineReqWidth is LineReq's packed width.
+	LineReqWidth = WarpBits + lineAddrBits + sectorBits + 2 + countBits
+)
+
+// Pack lays the request out as {Count, First, Write, Sectors, Line, Warp}
+// from the top bit down.
+func (l LineReq) Pack() uint64 {
+	p := uint64(l.Warp) | l.Line<<WarpBits | uint64(l.Sectors)<<(WarpBits+lineAddrBits)
+	o := WarpBits + lineAddrBits + sectorBits
+	if l.Write {
+		p |= 1 << o
+	}
+	if l.First {
+		p |= 1 << (o + 1)
+	}
+	return p | uint64(l.Count)<<(o+2)
+}
+
+// UnpackLineReq is Pack's inverse.
+func UnpackLineReq(p uint64) LineReq {
+	o := WarpBits + lineAddrBits + sectorBits
+	return LineReq{
+		Warp:    uint8(p & (MaxWarps - 1)),
+		Line:    p >> WarpBits & (1<<lineAddrBits - 1),
+		Sectors: uint8(p >> (WarpBits + lineAddrBits) & (1<<sectorBits - 1)),
+		Write:   p>>o&1 != 0,
+		First:   p>>(o+1)&1 != 0,
+		Count:   uint8(p >> (o + 2) & (1<<countBits - 1)),
+	}
+}

@@ -39,6 +39,11 @@ type SMConfig struct {
 	Scheduler      Scheduler
 	LineBytes      int // coalescing granularity, a power of two
 	TranslateQueue int // page translations buffered between issue and the L1 TLB
+	// StreamLines sends a translated instruction's local lines to the
+	// data caches one per cycle on LineReq (loads answered on LineResp,
+	// stores released once their lines are out) instead of one DataReq;
+	// zero-copy loads keep DataReq.
+	StreamLines bool
 }
 
 // maxPagesPerOp bounds the distinct pages one warp instruction can touch:
@@ -109,6 +114,12 @@ type SM struct {
 	miss      *rtl.Reg[uint64]
 	dreqValid *rtl.Reg[bool] // load data request register (Moore output)
 	dreq      *rtl.Reg[uint64]
+	// Line streaming (StreamLines): each slot's lines with their sectors
+	// ({line, sectors} at slot*64+i), the slots whose lines go out in
+	// order, and the next line of the head slot.
+	lineBuf *rtl.Vec[uint64]
+	stream  *rtl.Ring[uint8]
+	cursor  *rtl.Reg[uint8]
 
 	// Activity counters.
 	issued    *rtl.Reg[uint64] // warp instructions issued
@@ -120,7 +131,11 @@ type SM struct {
 	op      workload.Op           // the instruction being issued (combinational)
 	pages   [maxPagesPerOp]uint64 // coalescer scratch: distinct pages
 	lineIDs [2 * workload.WarpSize]uint64
+	sectors [2 * workload.WarpSize]uint8
 }
+
+// maxLinesPerOp bounds the distinct lines of one warp instruction.
+const maxLinesPerOp = 2 * workload.WarpSize
 
 // SMPorts are an SM's wires.
 type SMPorts struct {
@@ -133,6 +148,8 @@ type SMPorts struct {
 	DataReq  *rtl.Decoupled[DataReq]    // to the memory data path
 	DataResp *rtl.Decoupled[DataReq]    // from the memory data path
 	Resident *rtl.Wire[uint8]           // warps in the SM, for the dispatcher
+	LineReq  *rtl.Decoupled[LineReq]    // to the data caches (SMConfig.StreamLines)
+	LineResp *rtl.Decoupled[uint8]      // a load's lines are all back: its warp
 }
 
 // NewSMPorts makes an SM's wires under path; its TLB ports are the L1
@@ -148,6 +165,8 @@ func NewSMPorts(s *rtl.Sim, path string, l1 tlb.Ports) SMPorts {
 		DataReq:  rtl.NewDecoupledOf[DataReq](s, path+".data_req", DataReqWidth),
 		DataResp: rtl.NewDecoupledOf[DataReq](s, path+".data_resp", DataReqWidth),
 		Resident: rtl.NewWire[uint8](s, path+".resident", WarpBits+1),
+		LineReq:  rtl.NewDecoupledOf[LineReq](s, path+".line_req", LineReqWidth),
+		LineResp: rtl.NewDecoupled[uint8](s, path+".line_resp", WarpBits),
 	}
 }
 
@@ -212,6 +231,13 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 	m.memIssued = rtl.NewReg[uint64](b, "mem_issued", 64, 0)
 	m.lookups = rtl.NewReg[uint64](b, "lookups", 64, 0)
 	m.misses = rtl.NewReg[uint64](b, "misses", 64, 0)
+	if cfg.StreamLines {
+		m.lineBuf = rtl.NewVec[uint64](b, "line_buf", cfg.Warps*maxLinesPerOp, lineAddrBits+sectorBits, 0)
+		m.stream = rtl.NewRing[uint8](b, "stream", cfg.Warps, WarpBits, false)
+		m.cursor = rtl.NewReg[uint8](b, "cursor", countBits, 0)
+		m.LineReq.Producer(b)
+		m.LineResp.Consumer(b)
+	}
 	m.Launch.Consumer(b)
 	m.TLBReq.Producer(b)
 	m.TLBResp.Consumer(b)
@@ -236,6 +262,9 @@ func (m *SM) Drive() {
 	m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester, Write: l.Write})
 	m.DataReq.Valid.Set(m.dreqValid.Q())
 	m.DataReq.Bits.Set(UnpackDataReq(m.dreq.Q()))
+	if m.cfg.StreamLines {
+		m.driveLine()
+	}
 	m.TLBResp.Ready.Set(!m.missValid.Q())
 	m.Replay.Ready.Set(true)
 	m.DataResp.Ready.Set(true)
@@ -264,6 +293,7 @@ func (m *SM) Eval() {
 	// next cycle; only a finished compute instruction issues in the cycle
 	// it ends (its readyAt is that cycle).
 	released := uint64(0)
+	pushLines, pushWarp := false, uint8(0)
 	dreqValid := m.dreqValid.Q() && !m.DataReq.Fire()
 	missValid := m.missValid.Q() && !m.WalkReq.Fire()
 
@@ -288,10 +318,13 @@ func (m *SM) Eval() {
 			left := m.pending.At(int(w)).Q() - 1
 			m.pending.At(int(w)).Set(left)
 			if left == 0 {
-				if loading&(1<<w) != 0 {
+				switch {
+				case m.cfg.StreamLines && remote&(1<<w) == 0:
+					pushLines, pushWarp = true, w
+				case loading&(1<<w) != 0:
 					dreqValid = true
 					m.dreq.Set(DataReq{Warp: w, Lines: m.lines.At(int(w)).Q(), Remote: remote&(1<<w) != 0}.Pack())
-				} else {
+				default:
 					released |= 1 << w
 				}
 			}
@@ -337,6 +370,9 @@ func (m *SM) Eval() {
 		released |= 1 << w
 		loading &^= 1 << w
 	}
+	if m.cfg.StreamLines {
+		released, loading = m.evalLines(pushLines, pushWarp, released, loading)
+	}
 
 	// Compute instructions that finished.
 	if now >= nextReady {
@@ -380,6 +416,11 @@ func (m *SM) Eval() {
 			m.issued.Set(m.issued.Q() + 1)
 			m.memIssued.Set(m.memIssued.Q() + 1)
 			pages, lines := m.coalesce(op)
+			if m.cfg.StreamLines {
+				for i := 0; i < lines; i++ {
+					m.lineBuf.At(w*maxLinesPerOp + i).Set(m.lineIDs[i]<<sectorBits | uint64(m.sectors[i]))
+				}
+			}
 			// A store's lookups carry the write bit through the TLB and
 			// the walk to the policy and the access counters.
 			store := op.Kind == workload.OpStore
@@ -420,6 +461,9 @@ func (m *SM) Eval() {
 		return
 	}
 	if (fill > 0 && m.TLBReq.Ready.Get()) || (dreqValid && m.DataReq.Ready.Get()) || (missValid && m.WalkReq.Ready.Get()) {
+		return
+	}
+	if m.cfg.StreamLines && (pushLines || m.stream.Len() > 0) {
 		return
 	}
 	if (m.TLBResp.Valid.Get() && !missValid) || (m.Launch.Valid.Get() && bits.OnesCount64(free) >= m.blockWarps) {
@@ -472,10 +516,17 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 	size := uint64(max(op.Size, 1))
 	for _, a := range op.Addr[:op.Lanes] {
 		for l := a >> shift; l <= (a+size-1)>>shift; l++ {
-			if !contains(m.lineIDs[:lines], l) {
+			// The lane's 32 B sectors within line l.
+			lo, hi := max(a, l<<shift), min(a+size-1, (l+1)<<shift-1)
+			sec := uint8(1<<((hi&(1<<shift-1))>>sectorShift+1) - 1<<((lo&(1<<shift-1))>>sectorShift))
+			i := index(m.lineIDs[:lines], l)
+			if i < 0 {
+				i = lines
 				m.lineIDs[lines] = l
+				m.sectors[lines] = 0
 				lines++
 			}
+			m.sectors[i] |= sec
 		}
 		p := a >> PageShift
 		if !contains(m.pages[:pages], p) {
@@ -492,6 +543,19 @@ func update[T comparable](r *rtl.Reg[T], v T) {
 	if r.Q() != v {
 		r.Set(v)
 	}
+}
+
+// sectorShift is log2 of the 32 B sector the caches track (UVMMU Table I:
+// 128 B lines of four 32 B sectors).
+const sectorShift = 5
+
+func index(s []uint64, v uint64) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
 }
 
 func contains(s []uint64, v uint64) bool {
@@ -529,4 +593,46 @@ func (m *SM) Describe() string {
 	return fmt.Sprintf("%d warps resident: %d eligible, %d computing, %d loading; %d lookups queued, %d in flight, %d parked (TLB frozen %v), walk request pending %v",
 		m.cfg.Warps-bits.OnesCount64(m.free.Q()), bits.OnesCount64(m.eligible.Q()), bits.OnesCount64(m.computing.Q()), bits.OnesCount64(m.loading.Q()),
 		m.tqFill.Q(), m.inflight.Q(), m.parked.Len(), m.Frozen.Get(), m.missValid.Q())
+}
+
+// driveLine presents the head slot's next line.
+func (m *SM) driveLine() {
+	ok := m.stream.Len() > 0
+	m.LineReq.Valid.Set(ok)
+	m.LineResp.Ready.Set(true)
+	if !ok {
+		return
+	}
+	w := m.stream.Head()
+	c := m.cursor.Q()
+	e := m.lineBuf.At(int(w)*maxLinesPerOp + int(c)).Q()
+	m.LineReq.Bits.Set(LineReq{Warp: w, Line: e >> sectorBits, Sectors: uint8(e & (1<<sectorBits - 1)),
+		Write: m.loading.Q()&(1<<w) == 0, First: c == 0, Count: m.lines.At(int(w)).Q()})
+}
+
+// evalLines queues slot w's lines when push, advances the line stream, and
+// releases a store's warp once its last line is out and a load's once the
+// caches answer.
+func (m *SM) evalLines(push bool, w uint8, released, loading uint64) (uint64, uint64) {
+	pop := false
+	if m.LineReq.Fire() {
+		h := m.stream.Head()
+		c := m.cursor.Q() + 1
+		if c == m.lines.At(int(h)).Q() {
+			pop, c = true, 0
+			if m.loading.Q()&(1<<h) == 0 {
+				released |= 1 << h
+			}
+		}
+		m.cursor.Set(c)
+	}
+	if push || pop {
+		m.stream.Update(push, w, 0, pop)
+	}
+	if m.LineResp.Fire() {
+		r := m.LineResp.Bits.Get()
+		released |= 1 << r
+		loading &^= 1 << r
+	}
+	return released, loading
 }

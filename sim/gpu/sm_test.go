@@ -122,7 +122,7 @@ func newBench(t *testing.T, nSM, warps int, sched Scheduler, walkLatency uint64,
 		b.sms = append(b.sms, m)
 		b.tlbs = append(b.tlbs, l1)
 	}
-	b.disp = NewDispatcher(s, "dispatcher", phases, NewDispatcherPorts(s, "dispatcher", b.sms))
+	b.disp = NewDispatcher(s, "dispatcher", phases, NewDispatcherPorts(s, "dispatcher", b.sms), 0)
 	// 484 GB/s at 1481 MHz: 326.8 B/cycle (UVMMU Table I).
 	mem, err := NewMemory(s, "dram", MemoryConfig{SMs: nSM, Warps: warps, LineBytes: 128, Latency: 100, ByteTime: 200}, b.sms)
 	require.NoError(t, err)

@@ -70,7 +70,7 @@ func newLinkAndPME(s *system.System, cfg *config.Config) (*pcie.Link, *pme.Engin
 	}
 	pcfg := pme.DefaultConfig()
 	pcfg.SetupCycles = cfg.UVMMU.SetupCycles
-	pcfg.PageBytes = min(pcfg.PageBytes, cfg.PCIe.PacketBytes)
+	pcfg.PacketBytes = min(pcfg.PageBytes, cfg.PCIe.PacketBytes)
 	if err := pcfg.CheckLink(lcfg); err != nil {
 		return nil, nil, err
 	}

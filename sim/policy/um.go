@@ -57,7 +57,7 @@ func (p *UM) Attach(s *system.System) error {
 		return err
 	}
 	l := &s.Layout
-	menu, err := uvm.New(p.section.Menu(p.cfg.Run.Seed), l.Pages, l.ManagedCapacity*system.PagesPerGroup)
+	menu, err := uvm.New(p.section.Menu(p.cfg.Run.Seed), l.Pages, l.ManagedPages)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
@@ -65,7 +65,7 @@ func (p *UM) Attach(s *system.System) error {
 		BaseVPN:       l.BaseVPN,
 		Pages:         l.Pages,
 		Managed:       l.Managed,
-		Capacity:      l.ManagedCapacity * system.PagesPerGroup,
+		Capacity:      l.ManagedPages,
 		LatencyCycles: p.cfg.Cycles(p.section.FaultLatencyUs),
 		FaultBuffer:   p.section.FaultBuffer,
 		HostPages:     hostPhasePages(s),

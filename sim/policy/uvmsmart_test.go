@@ -233,7 +233,7 @@ func TestZeroCopyReadTiming(t *testing.T) {
 	wl := newRegions(1)
 	wl.drain = workload.Op{}
 	wl.scripts = [][]workload.Op{{{Kind: workload.OpCompute, Cycles: 1000}, wl.load(0, 0, 0)}}
-	r, um := runMicro(t, microConfig(t, "um", 1, 100, "um.remote=always"), wl)
+	r, um := runMicro(t, microConfig(t, "um", 1, 100, "um.remote=always", "gpu.kernel_launch_us=0"), wl)
 	assert.Equal(t, uint64(1329), r.Cycles)
 	assert.Equal(t, uint64(1), um.ZeroCopyMappings())
 	assert.Equal(t, uint64(1), r.RemoteAccesses)

@@ -19,8 +19,19 @@ const (
 
 // Layout is the workload's memory as the system maps it: the virtual page
 // range the page table covers, the page-groups of managed and of
-// cudaMalloc'd (device) allocations, and the GPU memory that the
-// oversubscription ratio leaves for managed data.
+// cudaMalloc'd (device) allocations, and the GPU memory.
+//
+// GPU memory is counted in 4 KB pages (SPEC 2): the managed footprint
+// divided by the oversubscription ratio, rounded down to a page, plus the
+// frames the device allocations take; or run.gpu_memory_mb, the whole GPU
+// memory as the UVMSmart simulator's -gddr_size gives it (its GMMU hands
+// out the frames of managed and cudaMalloc'd data alike from that one
+// budget), of which the device allocations take their frames first. Every
+// policy works within the same pages: the UM driver's managed capacity is
+// ManagedPages; the UVMMU Destination Allocator manages the NFG whole 64 KB
+// frame-groups inside the GPU memory (its migration unit is the 64 KB
+// page-group, so a last partial frame-group, under 16 pages, stays unused),
+// and the last 2 MB frame-region of its FrAB may be only partly present.
 type Layout struct {
 	BaseVPN uint64 // first page of the first allocation
 	Pages   int    // pages from BaseVPN to the end of the last allocation
@@ -28,16 +39,25 @@ type Layout struct {
 	Managed []Range // managed allocations, in page-groups
 	Device  []Range // cudaMalloc'd allocations, in page-groups
 
-	ManagedGroupCount int // 64 KB page-groups of the managed allocations: the footprint
+	ManagedGroupCount int // 64 KB page-groups of the managed allocations
 	DeviceGroups      int // frame-groups the device allocations need
-	// ManagedCapacity is the frame-groups left for managed data: the
-	// footprint divided by the oversubscription ratio in whole 2 MB
-	// regions (SPEC 2), rounded down, except that at 100% it is rounded up
-	// so that the footprint fits; at least one region.
+	// FootprintPages is the footprint in 4 KB pages: the managed
+	// allocations in whole 64 KB page-groups, as the UVMMU migrates them
+	// and as the UVMSmart simulator's benchmark working sets count them
+	// (benchmarks/benchmark_workingset.txt: a 68 B array is 64 KB), so that
+	// at 100% every page-group has a frame-group.
+	FootprintPages int
+
+	// GPUPages is the GPU memory in 4 KB pages.
+	GPUPages int
+	// ManagedPages is the GPU memory left for managed data, in pages: at
+	// least one page-group's worth, at most the footprint.
+	ManagedPages int
+	// ManagedCapacity is the frame-groups managed data may occupy, the
+	// last one perhaps partly: device allocations are placed after them.
 	ManagedCapacity int
-	// NFG is the frame-groups of GPU memory the system builds: the
-	// device allocations (rounded up to whole regions) plus the managed
-	// capacity.
+	// NFG is the whole frame-groups of GPU memory, device allocations
+	// included: the frame-groups the UVMMU's allocator manages.
 	NFG int
 }
 
@@ -80,17 +100,25 @@ func NewLayout(wl workload.Workload, cfg *config.Config) (Layout, error) {
 	}
 	l.BaseVPN = first * PagesPerGroup
 	l.Pages = int(end-first) * PagesPerGroup
-	regions := l.ManagedGroupCount * 100 / cfg.Run.OversubPct / GroupsPerRegion
-	if cfg.Run.OversubPct == 100 {
-		regions = (l.ManagedGroupCount + GroupsPerRegion - 1) / GroupsPerRegion
+	l.FootprintPages = l.ManagedGroupCount * PagesPerGroup
+	devicePages := l.DeviceGroups * PagesPerGroup
+	if mb := cfg.Run.GPUMemoryMB; mb > 0 {
+		l.GPUPages = int(mb * (1 << 20) / (1 << PageShift))
+		l.ManagedPages = l.GPUPages - devicePages
+		if l.ManagedPages < PagesPerGroup {
+			return Layout{}, fmt.Errorf("system: run.gpu_memory_mb = %g leaves %d pages for managed data after the %d pages of %s's cudaMalloc'd allocations; at least %d are needed (%g MB in all)",
+				mb, max(l.ManagedPages, 0), devicePages, wl.Name(), PagesPerGroup, float64((devicePages+PagesPerGroup)<<PageShift)/(1<<20))
+		}
+		l.ManagedPages = min(l.ManagedPages, l.FootprintPages)
+	} else {
+		l.ManagedPages = max(l.FootprintPages*100/cfg.Run.OversubPct, PagesPerGroup)
+		l.GPUPages = l.ManagedPages + devicePages
 	}
-	regions = max(regions, 1)
-	l.ManagedCapacity = regions * GroupsPerRegion
-	deviceRegions := (l.DeviceGroups + GroupsPerRegion - 1) / GroupsPerRegion
-	l.NFG = (regions + deviceRegions) * GroupsPerRegion
-	if capacity := uint64(cfg.Memory.CapacityGB * (1 << 30)); uint64(l.NFG)<<GroupShift > capacity {
-		return Layout{}, fmt.Errorf("system: workload %s needs %d MB of GPU memory at run.oversub_pct = %d, more than memory.capacity_gb = %g",
-			wl.Name(), l.NFG<<GroupShift>>20, cfg.Run.OversubPct, cfg.Memory.CapacityGB)
+	l.ManagedCapacity = (l.ManagedPages + PagesPerGroup - 1) / PagesPerGroup
+	l.NFG = l.GPUPages / PagesPerGroup
+	if capacity := uint64(cfg.Memory.CapacityGB * (1 << 30)); uint64(l.GPUPages)<<PageShift > capacity {
+		return Layout{}, fmt.Errorf("system: workload %s needs %.1f MB of GPU memory at run.oversub_pct = %d, more than memory.capacity_gb = %g",
+			wl.Name(), float64(l.GPUPages<<PageShift)/(1<<20), cfg.Run.OversubPct, cfg.Memory.CapacityGB)
 	}
 	return l, nil
 }

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/uvmmu/uvmmu/blocks/cache"
 	"github.com/uvmmu/uvmmu/blocks/pte"
 	"github.com/uvmmu/uvmmu/blocks/ptw"
 	"github.com/uvmmu/uvmmu/blocks/tlb"
@@ -83,6 +84,8 @@ type System struct {
 	Router     *gpu.Router
 	Dispatcher *gpu.Dispatcher
 	Memory     *gpu.Memory
+	// Caches is the cached data path (cache.l2), nil without it.
+	Caches *gpu.Caches
 
 	// ModelMemoryBytes is the host memory predicted for the run.
 	ModelMemoryBytes uint64
@@ -165,7 +168,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 				cfg.GPU.WarpsPerSM, wl.Name(), w, gpu.MaxWarps, w)
 		}
 	}
-	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue}
+	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue, StreamLines: cfg.Cache.L2}
 	var fills []tlb.FillPort
 	for i := 0; i < cfg.GPU.SMs; i++ {
 		path := fmt.Sprintf("sm%d", i)
@@ -201,7 +204,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		replays = append(replays, m.Replay)
 	}
 	s.Router = gpu.NewRouter(s.Sim, "router", gpu.NewRouterPorts(s.Sim, "router", s.GMMU.Resp, fills, replays))
-	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, gpu.NewDispatcherPorts(s.Sim, "dispatcher", s.SMs))
+	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, gpu.NewDispatcherPorts(s.Sim, "dispatcher", s.SMs), cfg.Cycles(cfg.GPU.KernelLaunchUs))
 	s.Memory, err = gpu.NewMemory(s.Sim, "dram", gpu.MemoryConfig{
 		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, LineBytes: cfg.GPU.LineBytes,
 		Latency: uint64(cfg.Memory.LatencyCycles), ByteTime: cfg.TransferTime(cfg.Memory.BandwidthGBs),
@@ -209,10 +212,31 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Cache.L2 {
+		if s.Caches, err = newCaches(s); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.Attach(s); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newCaches builds the cached data path of cfg.Cache over the SMs, watching
+// the GMMU's page-table writes for pages that leave GPU memory.
+func newCaches(s *System) (*gpu.Caches, error) {
+	cfg := s.Cfg
+	c := cfg.Cache
+	sector := 32 // UVMMU Table I: four 32 B sectors per 128 B line
+	return gpu.NewCaches(s.Sim, "caches", gpu.CachesConfig{
+		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, Slices: c.L2Slices,
+		L2:          cache.Config{Sets: c.L2Sets, Ways: c.L2Ways, LineBytes: cfg.GPU.LineBytes, SectorBytes: sector, WriteBack: true, HitLatency: c.L2LatencyCycles},
+		L1:          cache.Config{Sets: c.L1Sets, Ways: c.L1Ways, LineBytes: cfg.GPU.LineBytes, SectorBytes: sector, HitLatency: c.L1LatencyCycles},
+		L1Enabled:   c.L1,
+		DRAMLatency: uint64(cfg.Memory.LatencyCycles), SliceByteTime: cfg.TransferTime(cfg.Memory.BandwidthGBs / float64(c.L2Slices)),
+		InputDepth: 4, InvalidateDepth: 1 << 14, // 64 MB of unmapped pages waiting
+	}, s.SMs, s.GMMU.Update)
 }
 
 // LocalFrame is the GPU frame number of page i of frame-group pfgn.
@@ -268,10 +292,20 @@ type Result struct {
 	// timeline (um.fault_timing = "reference").
 	FaultCycles    uint64 `json:"fault_cycles"`
 	TimelineCycles uint64 `json:"timeline_cycles"`
+	// The data caches (cache.l2, cache.l1); zero without them.
+	L2Hits             uint64 `json:"l2_hits"`
+	L2Misses           uint64 `json:"l2_misses"`
+	L1Hits             uint64 `json:"l1_hits"`
+	L1Misses           uint64 `json:"l1_misses"`
+	CacheInvalidations uint64 `json:"cache_invalidations"` // L2 lines dropped because their page left GPU memory
+	L2WriteBackBytes   uint64 `json:"l2_writeback_bytes"`
 
 	FootprintBytes  uint64 `json:"footprint_bytes"`
 	GPUMemoryBytes  uint64 `json:"gpu_memory_bytes"`
 	ManagedCapacity uint64 `json:"managed_capacity_bytes"`
+	// GPUMemoryMB is GPUMemoryBytes in MB (2^20 bytes), as
+	// run.gpu_memory_mb takes it.
+	GPUMemoryMB float64 `json:"gpu_memory_mb"`
 
 	// ModelMemoryBytes is the simulator's host memory predicted before
 	// the run (EstimateMemory); it depends only on the configuration.
@@ -342,6 +376,9 @@ func (s *System) blockErrors() error {
 	if err := s.GMMU.Err(); err != nil {
 		return err
 	}
+	if s.Caches != nil {
+		return s.Caches.Err()
+	}
 	return nil
 }
 
@@ -380,8 +417,9 @@ func (s *System) result(p Policy, wall float64) Result {
 		ClockMHz: cfg.GPU.ClockMHz, Cycles: s.Sim.Cycle(), WallSeconds: wall, EvaluatedCycles: s.Sim.Executed(),
 		Walks: s.GMMU.Stats().Walks, RemoteWalks: s.Router.RemoteSeen(), DRAMBytes: s.Memory.Bytes(),
 		FootprintBytes:  s.Workload.Footprint(),
-		GPUMemoryBytes:  uint64(s.Layout.NFG) << GroupShift,
-		ManagedCapacity: uint64(s.Layout.ManagedCapacity) << GroupShift,
+		GPUMemoryBytes:  uint64(s.Layout.GPUPages) << PageShift,
+		ManagedCapacity: uint64(s.Layout.ManagedPages) << PageShift,
+		GPUMemoryMB:     float64(uint64(s.Layout.GPUPages)<<PageShift) / (1 << 20),
 
 		ModelMemoryBytes: s.ModelMemoryBytes,
 	}
@@ -398,6 +436,13 @@ func (s *System) result(p Policy, wall float64) Result {
 	r.RemoteAccesses = s.Memory.RemoteLoads()
 	r.FaultCycles, r.TimelineCycles = ps.FaultCycles, r.Cycles
 	r.Cycles += ps.AddedFaultCycles
+	if s.Caches != nil {
+		cs := s.Caches.Stats()
+		r.DRAMBytes += cs.DRAMBytes
+		r.L2Hits, r.L2Misses, r.L1Hits, r.L1Misses = cs.L2Hits, cs.L2Misses, cs.L1Hits, cs.L1Misses
+		r.CacheInvalidations = cs.Invalidated
+		r.L2WriteBackBytes = cs.WriteBackSectors * 32
+	}
 	if wall > 0 {
 		r.SimCyclesPerSecond = float64(r.TimelineCycles) / wall
 		r.WarpInstrPerSecond = float64(r.WarpInstructions) / wall

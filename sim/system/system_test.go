@@ -36,10 +36,16 @@ func (m *micro) Phases() []workload.Phase {
 		NewWarp: func(b, w int) workload.WarpStream { return workload.Replay(m.ops) }}}}
 }
 
+// testConfig is the default system without the kernel launch latency and
+// the data caches: the directed tests count the cycles of one kernel's
+// accesses to DRAM, and TestKernelLaunchLatency and TestL2MissThenHit add
+// the launch and the L2 on their own.
 func testConfig(policyName string) config.Config {
 	cfg := config.Default()
 	cfg.Run.Policy = policyName
 	cfg.Check.Invariants = true
+	cfg.GPU.KernelLaunchUs = 0
+	cfg.Cache.L2 = false
 	return cfg
 }
 
@@ -160,8 +166,8 @@ func spacedLoads(n int) *micro {
 	return m
 }
 
-// TestSwapMigrationLatencyUVMMU: 33 page-groups at 150% leave one 2 MB
-// region of 32 frame-groups. The first 32 migrations take free
+// TestSwapMigrationLatencyUVMMU: 33 page-groups (528 pages) at 103% leave
+// 512 pages, one 2 MB region of 32 frame-groups. The first 32 migrations take free
 // destinations at 1,881 cycles each, as in TestFirstMigrationLatencyUVMMU.
 // The 33rd gets an S=1 destination (the LFSR's victim) and its set-up
 // takes 134 cycles more before the PME command, measured from its opening
@@ -180,7 +186,7 @@ func spacedLoads(n int) *micro {
 // victim's pages go the other way), and the PTE write, reply choice and
 // router handshake add 3: 137 + 1875 + 3 = 2,015 cycles.
 func TestSwapMigrationLatencyUVMMU(t *testing.T) {
-	r, free, swap := runUVMMU(t, spacedLoads(33), 150)
+	r, free, swap := runUVMMU(t, spacedLoads(33), 103)
 	want := make([]uint64, 32)
 	for i := range want {
 		want[i] = 1881
@@ -287,6 +293,9 @@ func TestIdleSkippingIsExact(t *testing.T) {
 		cfg.Run.Workload = "hotspot"
 		cfg.Run.Scale = 0.05
 		cfg.GPU.SMs = 4
+		// A short launch wait: every cycle of it is evaluated without
+		// skipping.
+		cfg.GPU.KernelLaunchUs = 5
 		cfg.Check.SkipIdle = true
 		on := resultJSON(t, runNamed(t, cfg))
 		cfg.Check.SkipIdle = false
@@ -385,20 +394,81 @@ func TestWatchdogWaitsForScheduledEvents(t *testing.T) {
 	}
 }
 
+// TestLayoutOversubscription: GPU memory is the footprint over R in 4 KB
+// pages. hotspot's three 4 MB grids are 3,072 pages: 125% leaves 2,457
+// pages (153 whole frame-groups for the UVMMU), 150% 2,048, 200% 1,536.
 func TestLayoutOversubscription(t *testing.T) {
 	cfg := config.Default()
 	wl, err := workload.New("hotspot", workload.Params{Seed: 1})
 	require.NoError(t, err)
-	for _, tc := range []struct{ pct, regions int }{{100, 6}, {125, 4}, {150, 4}, {200, 3}} {
+	for _, tc := range []struct{ pct, pages, nfg int }{{100, 3072, 192}, {125, 2457, 153}, {150, 2048, 128}, {200, 1536, 96}} {
 		cfg.Run.OversubPct = tc.pct
 		l, err := system.NewLayout(wl, &cfg)
 		require.NoError(t, err)
-		assert.Equal(t, tc.regions*system.GroupsPerRegion, l.ManagedCapacity, "%d%%", tc.pct)
+		assert.Equal(t, []int{tc.pages, tc.pages, tc.nfg}, []int{l.GPUPages, l.ManagedPages, l.NFG}, "%d%%", tc.pct)
 	}
 	cfg.Memory.CapacityGB = 0.004
 	cfg.Run.OversubPct = 100
 	_, err = system.NewLayout(wl, &cfg)
 	assert.ErrorContains(t, err, "memory.capacity_gb")
+}
+
+// TestOversubscriptionsAreDifferentMemories: at the shipped sizes, 100%,
+// 125% and 150% give every workload three different GPU memories.
+func TestOversubscriptionsAreDifferentMemories(t *testing.T) {
+	cfg := config.Default()
+	for _, name := range workload.Names() {
+		wl, err := workload.New(name, workload.Params{Scale: 1, Seed: 1})
+		require.NoError(t, err)
+		var pages []int
+		for _, pct := range []int{100, 125, 150} {
+			cfg.Run.OversubPct = pct
+			l, err := system.NewLayout(wl, &cfg)
+			require.NoError(t, err)
+			pages = append(pages, l.GPUPages)
+		}
+		assert.Greater(t, pages[0], pages[1], name)
+		assert.Greater(t, pages[1], pages[2], name)
+	}
+}
+
+// TestGPUMemoryMB: run.gpu_memory_mb sets the whole GPU memory, device
+// allocations included, over the ratio; srad's five cudaMalloc'd 4 MB
+// arrays take 5,120 of 5,632 pages at 22 MB, leaving 512 for managed data
+// (half of J); at 20 MB none is left, an error naming the key.
+func TestGPUMemoryMB(t *testing.T) {
+	cfg := config.Default()
+	wl, err := workload.New("srad", workload.Params{Scale: 1, Seed: 1})
+	require.NoError(t, err)
+	cfg.Run.OversubPct = 200
+	cfg.Run.GPUMemoryMB = 22
+	l, err := system.NewLayout(wl, &cfg)
+	require.NoError(t, err)
+	assert.Equal(t, []int{5632, 512, 352}, []int{l.GPUPages, l.ManagedPages, l.NFG})
+	cfg.Run.GPUMemoryMB = 20
+	_, err = system.NewLayout(wl, &cfg)
+	assert.ErrorContains(t, err, "run.gpu_memory_mb")
+}
+
+// TestPartialFrameRegion: the UVMMU's allocator manages exactly the
+// frame-groups of GPU memory, the last 2 MB region only partly present
+// (37 frame-groups: one whole region and 5 of the next), and keeps its
+// invariants while it swaps in that memory.
+func TestPartialFrameRegion(t *testing.T) {
+	cfg := testConfig("uvmmu")
+	cfg.Run.Workload = "hotspot"
+	cfg.Run.Scale = 0.2
+	cfg.GPU.SMs = 4
+	cfg.Run.GPUMemoryMB = 37.0 / 16
+	p, err := policy.New("uvmmu", &cfg)
+	require.NoError(t, err)
+	s, err := system.New(&cfg, p)
+	require.NoError(t, err)
+	assert.Equal(t, 37, s.Layout.NFG)
+	r, err := s.Run(p, system.Options{})
+	require.NoError(t, err)
+	assert.Positive(t, r.Evictions)
+	assert.Equal(t, 37.0/16, r.GPUMemoryMB)
 }
 
 // TestHostPhasesAndCudaMalloc runs srad, whose cudaMalloc'd arrays the
@@ -415,6 +485,166 @@ func TestHostPhasesAndCudaMalloc(t *testing.T) {
 		if name != "ideal" {
 			assert.Positive(t, r.PCIeD2HBytes, "%s: the host reads data back", name)
 		}
+	}
+}
+
+// twoKernels is a workload of two one-warp kernels that compute for 1000
+// cycles each and touch no memory.
+type twoKernels struct{ micro }
+
+func (k *twoKernels) Phases() []workload.Phase {
+	kernel := func(name string) workload.Phase {
+		return workload.Phase{Kernel: &workload.Kernel{Name: name, Blocks: 1, ThreadsPerBlock: 32,
+			NewWarp: func(b, w int) workload.WarpStream {
+				return workload.Replay([]workload.Op{{Kind: workload.OpCompute, Cycles: 1000}})
+			}}}
+	}
+	return []workload.Phase{kernel("k1"), kernel("k2")}
+}
+
+// TestKernelLaunchLatency: every kernel, the first included, starts
+// gpu.kernel_launch_us after the previous phase ends, under every policy.
+// With a launch latency L (150 us = 222,150 cycles at 1481 MHz):
+//
+//	cycle L          the first kernel's block is offered and taken
+//	L+1              the compute instruction issues; ready at L+1001
+//	L+1001           the warp finds no instruction and retires
+//	L+1002           the SM shows empty; the dispatcher ends kernel 1
+//	L+1003           kernel 2 begins; its block is offered at 2L+1003
+//	2L+1004          its compute issues; the warp retires at 2L+2004
+//	2L+2005          the dispatcher ends kernel 2; done shows at 2L+2006
+//	                 = 446,306 cycles
+//
+// and without it (L = 0) the same run takes 2,006 cycles. The wait far
+// exceeds the watchdog, which must not count it as a stall, and idle
+// skipping evaluates only a handful of its cycles.
+func TestKernelLaunchLatency(t *testing.T) {
+	for _, name := range []string{"ideal", "um", "uvmsmart", "uvmmu"} {
+		cfg := testConfig(name)
+		cfg.GPU.SMs = 1
+		cfg.Check.WatchdogCycles = 20000
+		// One 2 MB region of GPU memory: the UVMMU allocator's start-up
+		// (its FrAB sweep and DCQ fill) is over within the first kernel.
+		cfg.Run.GPUMemoryMB = 2
+		wl := &twoKernels{*newMicro()}
+		r0 := runMicro(t, cfg, wl)
+		assert.Equal(t, uint64(2006), r0.Cycles, "%s without launch latency", name)
+		cfg.GPU.KernelLaunchUs = 150
+		r := runMicro(t, cfg, wl)
+		assert.Equal(t, uint64(2*222150+2006), r.Cycles, "%s with 150 us launch latency", name)
+		assert.Less(t, r.EvaluatedCycles, uint64(10000), "%s: idle skipping jumps over the launch wait", name)
+	}
+}
+
+// TestL2MissThenHit: n one-lane loads of one line by one warp under ideal
+// (the page is local), without and with the L2. Without it each load's
+// 128 B is due 1 + 100 cycles after its data request (the DRAM bandwidth
+// rounds 128 B up to one cycle): 215 cycles for one load and 105 more per
+// load. With it, the load's line leaves the SM one cycle after its
+// translation (t), enters its slice's FIFO at t+1, reads its set at t+2,
+// and resolves at t+3:
+//
+//	miss   one 32 B sector on the slice's 484/22 GB/s channels: 2.15
+//	       cycles, rounded up, t+6; + 100 DRAM + 119 more of the 120-cycle
+//	       L2 path: due t+225, 123 cycles later than t+102 without the L2
+//	hit    due at the set read + 120 = t+122, 20 cycles later than t+102
+//
+// so 215 + 123 = 338 for one load and 125 more per hit; one 32 B sector
+// comes from DRAM in all.
+func TestL2MissThenHit(t *testing.T) {
+	for n := 1; n <= 3; n++ {
+		m := newMicro()
+		load := workload.Op{Kind: workload.OpLoad, Size: 4, Lanes: 1}
+		load.Addr[0] = m.allocs[0].Base
+		for i := 0; i < n; i++ {
+			m.ops = append(m.ops, load)
+		}
+		cfg := testConfig("ideal")
+		cfg.GPU.SMs = 1
+		off := runMicro(t, cfg, m)
+		assert.Equal(t, uint64(215+105*(n-1)), off.Cycles, "%d loads without the L2", n)
+		cfg.Cache.L2 = true
+		on := runMicro(t, cfg, m)
+		assert.Equal(t, uint64(338+125*(n-1)), on.Cycles, "%d loads with the L2", n)
+		assert.Equal(t, []uint64{uint64(n - 1), 1, 32}, []uint64{on.L2Hits, on.L2Misses, on.DRAMBytes}, "%d loads: hits, misses, DRAM bytes", n)
+	}
+}
+
+// TestCachesLeaveEvictedPages: under oversubscription every policy's
+// evicted pages leave the L2: every page whose PTE turns remote has its
+// lines invalidated (each line at most once per departure, so at most 32
+// per page), and the invalidations happen.
+func TestCachesLeaveEvictedPages(t *testing.T) {
+	for _, name := range []string{"um", "uvmsmart", "uvmmu"} {
+		cfg := testConfig(name)
+		cfg.Check.Invariants = name == "uvmmu"
+		cfg.Cache.L2 = true
+		cfg.Run.Workload = "backprop"
+		cfg.Run.Scale = 0.1
+		cfg.Run.OversubPct = 150
+		cfg.GPU.SMs = 4
+		p, err := policy.New(name, &cfg)
+		require.NoError(t, err)
+		s, err := system.New(&cfg, p)
+		require.NoError(t, err)
+		r, err := s.Run(p, system.Options{})
+		require.NoError(t, err)
+		st := s.Caches.Stats()
+		assert.Positive(t, r.Evictions, name)
+		assert.GreaterOrEqual(t, st.UnmappedPages, r.Evictions, "%s: every evicted page is seen leaving", name)
+		assert.Positive(t, r.CacheInvalidations, "%s: evicted pages' lines leave the L2", name)
+		assert.LessOrEqual(t, r.CacheInvalidations, 32*st.UnmappedPages, name)
+		assert.Zero(t, st.UnmappedPagesPending, name)
+		assert.Positive(t, r.L2Hits, name)
+	}
+}
+
+// TestPacketSizesMoveWholePages: whatever pcie.packet_bytes, a page
+// crosses the link as its 4 KB of data: the bytes host to device are the
+// migrated pages' 4 KB each plus one 16 B flush acknowledgement per
+// eviction command (none here), under both migration paths. Smaller
+// packets cost the link only its per-packet grant cycles, so the run takes
+// no less time than with whole-page packets.
+func TestPacketSizesMoveWholePages(t *testing.T) {
+	for _, name := range []string{"uvmmu", "um"} {
+		var whole system.Result
+		for _, packet := range []int{4096, 64, 256, 2048, 8192} {
+			cfg := testConfig(name)
+			cfg.GPU.SMs = 1
+			cfg.PCIe.PacketBytes = packet
+			r := runMicro(t, cfg, spacedLoads(4))
+			if packet == 4096 {
+				whole = r
+			}
+			assert.Positive(t, r.Migrations, "%s %d B", name, packet)
+			assert.Equal(t, r.Migrations*4096, r.PCIeH2DBytes, "%s %d B packets: pages x 4 KB", name, packet)
+			assert.Equal(t, whole.Migrations, r.Migrations, "%s %d B", name, packet)
+			assert.GreaterOrEqual(t, r.Cycles, whole.Cycles, "%s %d B", name, packet)
+		}
+	}
+}
+
+// TestL1Hits: the same loads with the L1 on (cache.l1). The first line
+// reads the L1's set at t+2 and misses at t+3; the miss enters the L2's
+// queue and reads the slice's set at t+4, two cycles after it would have
+// without the L1, so the first load takes 338 + 2 = 340 cycles. A later
+// load of the line hits the L1: due at its set read + 1 = t+3 and answered
+// at t+4 (the answer waits for its registered done bit), 118 cycles before
+// the L2 hit's t+122: 125 - 118 = 7 cycles per load.
+func TestL1Hits(t *testing.T) {
+	for n := 1; n <= 3; n++ {
+		m := newMicro()
+		load := workload.Op{Kind: workload.OpLoad, Size: 4, Lanes: 1}
+		load.Addr[0] = m.allocs[0].Base
+		for i := 0; i < n; i++ {
+			m.ops = append(m.ops, load)
+		}
+		cfg := testConfig("ideal")
+		cfg.GPU.SMs = 1
+		cfg.Cache.L2, cfg.Cache.L1 = true, true
+		r := runMicro(t, cfg, m)
+		assert.Equal(t, uint64(340+7*(n-1)), r.Cycles, "%d loads", n)
+		assert.Equal(t, []uint64{uint64(n - 1), 1, 0, 1}, []uint64{r.L1Hits, r.L1Misses, r.L2Hits, r.L2Misses}, "%d loads: L1 hits, misses, L2 hits, misses", n)
 	}
 }
 

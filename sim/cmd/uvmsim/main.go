@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -374,16 +375,17 @@ func (w writeChecked) Write(p []byte) (int, error) {
 }
 
 // oversubNote explains a managed capacity larger than the ratio asks for:
-// managed memory is whole 2 MB regions, at least one.
+// managed memory is the footprint in whole 64 KB page-groups over the
+// ratio, at least one page-group.
 func oversubNote(s *system.System) string {
 	r := s.Cfg.Run.OversubPct
 	footprint := s.Workload.Footprint()
-	capacity := uint64(s.Layout.ManagedCapacity) << system.GroupShift
+	capacity := uint64(s.Layout.ManagedPages) << system.PageShift
 	eff := effectiveOversub(footprint, capacity)
-	if r == 100 || eff >= r {
+	if r == 100 || eff >= r || s.Cfg.Run.GPUMemoryMB > 0 {
 		return ""
 	}
-	return fmt.Sprintf("run.oversub_pct = %d asks for %.1f MB of managed GPU memory for %.1f MB of managed data; it is whole 2 MB regions, %.1f MB, so footprint / managed memory is %d%%",
+	return fmt.Sprintf("run.oversub_pct = %d asks for %.1f MB of managed GPU memory for %.1f MB of managed data; it is the footprint in whole 64 KB page-groups over the ratio, %.1f MB, so footprint / managed memory is %d%%",
 		r, mb(footprint)*100/float64(r), mb(footprint), mb(capacity), eff)
 }
 
@@ -404,8 +406,8 @@ func printSummary(w io.Writer, r *system.Result) {
 		oversub += fmt.Sprintf(" (footprint / managed memory %d%%)", eff)
 	}
 	fmt.Fprintf(w, "workload %s, policy %s, oversubscription %s, scale %g, seed %d\n", r.Workload, r.Policy, oversub, r.Scale, r.Seed)
-	fmt.Fprintf(w, "  footprint          %10.1f MB managed; GPU memory %.1f MB (%.1f MB for managed data)\n",
-		mb(r.FootprintBytes), mb(r.GPUMemoryBytes), mb(r.ManagedCapacity))
+	fmt.Fprintf(w, "  footprint          %10.1f MB managed; GPU memory %.1f MB (%.1f MB for managed data; run.gpu_memory_mb = %s)\n",
+		mb(r.FootprintBytes), mb(r.GPUMemoryBytes), mb(r.ManagedCapacity), strconv.FormatFloat(r.GPUMemoryMB, 'f', -1, 64))
 	fmt.Fprintf(w, "  host memory        %10.1f MB predicted for the simulator\n", mb(r.ModelMemoryBytes))
 	fmt.Fprintf(w, "  simulated cycles   %14d  (%.1f us at %d MHz; %d evaluated, the rest skipped idle)\n", r.Cycles, us(r.Cycles), r.ClockMHz, r.EvaluatedCycles)
 	fmt.Fprintf(w, "  wall time          %14.2f s  (%.3g simulated cycles/s, %.3g warp instructions/s)\n",
@@ -413,6 +415,8 @@ func printSummary(w io.Writer, r *system.Result) {
 	fmt.Fprintf(w, "  warp instructions  %14d  (%d memory)\n", r.WarpInstructions, r.MemInstructions)
 	fmt.Fprintf(w, "  TLB lookups        %14d  misses %d, walks %d, remote walks %d\n", r.TLBLookups, r.TLBMisses, r.Walks, r.RemoteWalks)
 	fmt.Fprintf(w, "  DRAM bytes         %14d\n", r.DRAMBytes)
+	fmt.Fprintf(w, "  L2 hits            %14d  misses %d, lines invalidated %d, written back %d B; L1 hits %d, misses %d\n",
+		r.L2Hits, r.L2Misses, r.CacheInvalidations, r.L2WriteBackBytes, r.L1Hits, r.L1Misses)
 	fmt.Fprintf(w, "  far faults         %14d  fault time %d cycles (%.1f us)", r.FarFaults, r.FaultCycles, us(r.FaultCycles))
 	if r.TimelineCycles != r.Cycles {
 		fmt.Fprintf(w, ", added to the %d simulated cycles", r.TimelineCycles)

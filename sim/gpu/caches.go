@@ -1,0 +1,524 @@
+package gpu
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/uvmmu/uvmmu/blocks/cache"
+	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/blocks/ptw"
+	"github.com/uvmmu/uvmmu/rtl"
+)
+
+// CachesConfig sizes the cached data path.
+type CachesConfig struct {
+	SMs, Warps int
+	// Slices is the number of memory sub-partitions, each with an L2 slice
+	// (geometry L2) and its share of the DRAM bandwidth.
+	Slices int
+	L2     cache.Config
+	// L1 is each SM's L1 data cache; global loads bypass it unless
+	// L1Enabled.
+	L1        cache.Config
+	L1Enabled bool
+	// DRAMLatency is the DRAM access latency after an L2 miss's sectors
+	// have their slice's bandwidth; SliceByteTime is one byte's time on a
+	// slice's channels, in 2^-FixedPointBits cycles.
+	DRAMLatency   uint64
+	SliceByteTime uint64
+	// InputDepth is each SM's request FIFO in front of the caches;
+	// InvalidateDepth the pages waiting to leave the caches.
+	InputDepth      int
+	InvalidateDepth int
+}
+
+// Caches is the data path with the data caches of UVMMU Table I (SPEC 2),
+// as the UVMSmart simulator's GTX 1080 Ti configuration builds it
+// (configs/GeForceGTX1080Ti/gpgpusim.config:56-61, 99, 15-16): the SMs'
+// local lines go, one per cycle per SM, through an input FIFO to the L1
+// data cache (bypassed by global loads, -gmem_skip_L1D 1, unless enabled)
+// and then to the L2 slice of their memory sub-partition (line address
+// modulo Slices: 11 channels x 2 sub-partitions, 64 sets x 16 ways x 128 B
+// each, write-back). Each slice takes one line per cycle, an invalidation
+// first, else the SMs' lines by rotating priority. A hit is answered at the
+// slice's hit latency (the sub-partition's ROP queue, -rop_latency 120,
+// l2cache.cc:554); a miss fetches the missing 32 B sectors over its slice's
+// channels and answers the DRAM latency (-dram_latency 100, l2cache.cc:235)
+// after them, on top of the ROP latency. A victim's dirty sectors go back
+// to DRAM over the same channels. A load's warp is answered when its last
+// line's data is due; an SM takes one answer per cycle. The caches are
+// tagged with virtual line addresses: a page's lines are invalidated
+// whenever its mapping leaves GPU memory (the Unmap port, which observes
+// the GMMU's page-table writes of remote or invalid PTEs), so a tag always
+// names data in GPU memory. Zero-copy loads do not pass the caches.
+//
+// An L1 miss allocates the line with its fill due one L2 hit latency later:
+// an L1 hit on a line whose fill is behind an L2 miss is answered early (the
+// L1 is off in the reference configuration).
+type Caches struct {
+	rtl.Base
+
+	Req   []*rtl.Decoupled[LineReq] // from the SMs
+	Resp  []*rtl.Decoupled[uint8]   // a load's warp, to the SMs
+	Unmap ptw.PTEPort[uint64]       // observed: page-table writes
+
+	cfg          CachesConfig
+	linesPerPage int
+
+	in       []*rtl.Ring[LineReq] // per SM: lines from the SM
+	missQ    []*rtl.Ring[LineReq] // per SM: L1 misses on their way to the L2
+	l1       []*cache.Tags
+	l2       []*cache.Tags
+	busy     *rtl.Vec[uint64] // per slice: fixed-point cycle its channels are next free
+	left     *rtl.Vec[uint8]  // per SM x warp: a load's lines not yet resolved
+	due      *rtl.Vec[uint64] // per SM x warp: its data's latest due cycle
+	done     *rtl.Vec[uint64] // per SM: warps whose lines are all resolved
+	rr       *rtl.Reg[uint32] // the SM with the first claim on the slices
+	pages    *rtl.Ring[uint64]
+	l2Pos    *rtl.Reg[uint8] // next line of the head page for the slices
+	l1Pos    *rtl.Reg[uint8] // and for the L1s
+	bytes    *rtl.Reg[uint64]
+	unmapped *rtl.Reg[uint64] // pages that left GPU memory
+	errFull  *rtl.Reg[bool]
+
+	// Eval's scratch, allocated once: next values gathered over the
+	// cycle and written to the registers at its end.
+	active                   bool
+	claim                    []int
+	popIn, popMiss, pushMiss []bool
+	missReq                  []LineReq
+	doneNew, busyNew, dueNew []uint64
+	leftNew                  []int
+	touched                  []int
+	bytesNew                 uint64
+}
+
+// NewCaches connects to the SMs' line ports and observes unmap.
+func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.PTEPort[uint64]) (*Caches, error) {
+	if cfg.SMs != len(sms) || cfg.SMs < 1 || cfg.SMs > 64 || cfg.Slices < 1 || cfg.Slices > 64 || cfg.InputDepth < 1 || cfg.InvalidateDepth < 1 || cfg.SliceByteTime == 0 {
+		return nil, fmt.Errorf("gpu: caches config %+v does not fit %d SMs", cfg, len(sms))
+	}
+	if cfg.L2.LineBytes != cfg.L1.LineBytes || cfg.L2.LineBytes > 1<<PageShift {
+		return nil, fmt.Errorf("gpu: L1 and L2 lines (%d, %d B) must be one size up to a page", cfg.L1.LineBytes, cfg.L2.LineBytes)
+	}
+	n := cfg.SMs * cfg.Warps
+	c := &Caches{cfg: cfg, Unmap: unmap, linesPerPage: 1 << PageShift / cfg.L2.LineBytes,
+		claim: make([]int, cfg.Slices), popIn: make([]bool, cfg.SMs), popMiss: make([]bool, cfg.SMs), pushMiss: make([]bool, cfg.SMs),
+		missReq: make([]LineReq, cfg.SMs), doneNew: make([]uint64, cfg.SMs), busyNew: make([]uint64, cfg.Slices),
+		dueNew: make([]uint64, n), leftNew: make([]int, n)}
+	for k := range c.leftNew {
+		c.leftNew[k] = -1
+	}
+	for _, m := range sms {
+		c.Req = append(c.Req, m.LineReq)
+		c.Resp = append(c.Resp, m.LineResp)
+	}
+	s.Add(c, path)
+	b := &c.Base
+	for i := range sms {
+		c.in = append(c.in, rtl.NewRingOf[LineReq](b, fmt.Sprintf("sm%d.in", i), cfg.InputDepth, LineReqWidth, false))
+		if cfg.L1Enabled {
+			t, err := cache.New(b, fmt.Sprintf("sm%d.l1d", i), cfg.L1)
+			if err != nil {
+				return nil, fmt.Errorf("gpu: L1: %w", err)
+			}
+			t.Clear()
+			c.l1 = append(c.l1, t)
+			c.missQ = append(c.missQ, rtl.NewRingOf[LineReq](b, fmt.Sprintf("sm%d.l1_miss", i), 4, LineReqWidth, false))
+		}
+		c.Req[i].Consumer(b)
+		c.Resp[i].Producer(b)
+	}
+	for i := 0; i < cfg.Slices; i++ {
+		t, err := cache.New(b, fmt.Sprintf("l2.slice%d", i), cfg.L2)
+		if err != nil {
+			return nil, fmt.Errorf("gpu: L2: %w", err)
+		}
+		t.Clear()
+		c.l2 = append(c.l2, t)
+	}
+	c.busy = rtl.NewVec[uint64](b, "dram_busy", cfg.Slices, 64, 0)
+	c.left = rtl.NewVec[uint8](b, "left", cfg.SMs*cfg.Warps, countBits, 0)
+	c.due = rtl.NewVec[uint64](b, "due", cfg.SMs*cfg.Warps, 64, 0)
+	c.done = rtl.NewVec[uint64](b, "done", cfg.SMs, cfg.Warps, 0)
+	c.rr = rtl.NewReg[uint32](b, "rr", 6, 0)
+	c.pages = rtl.NewRing[uint64](b, "unmapped", cfg.InvalidateDepth, pte.VPNBits, false)
+	c.l2Pos = rtl.NewReg[uint8](b, "l2_pos", 8, 0)
+	c.l1Pos = rtl.NewReg[uint8](b, "l1_pos", 8, 0)
+	c.bytes = rtl.NewReg[uint64](b, "dram_bytes", 64, 0)
+	c.errFull = rtl.NewFlag(b, "unmap_overflow", false)
+	c.unmapped = rtl.NewReg[uint64](b, "unmapped", 64, 0)
+	b.Listen(unmap.Valid, unmap.Ready, unmap.Bits, unmap.PTE)
+	return c, nil
+}
+
+// Drive offers each SM its lowest answered warp whose data is due, and
+// takes lines while the SM's FIFO has room.
+func (c *Caches) Drive() {
+	now := c.Now()
+	for i := range c.Req {
+		c.Req[i].Ready.Set(!c.in[i].Full())
+		w := c.answer(i, now)
+		c.Resp[i].Valid.Set(w >= 0)
+		if w >= 0 {
+			c.Resp[i].Bits.Set(uint8(w))
+		}
+	}
+}
+
+// answer is the warp SM i is offered at now, or -1.
+func (c *Caches) answer(i int, now uint64) int {
+	for d := c.done.At(i).Q(); d != 0; d &= d - 1 {
+		w := bits.TrailingZeros64(d)
+		if c.due.At(i*c.cfg.Warps+w).Q() <= now {
+			return w
+		}
+	}
+	return -1
+}
+
+// Eval moves lines through the FIFOs and the tag pipelines, resolves
+// loads, and takes unmapped pages.
+func (c *Caches) Eval() {
+	now := c.Now()
+	c.active = false
+	for i := range c.Resp {
+		c.doneNew[i] = c.done.At(i).Q()
+		if c.Resp[i].Fire() {
+			c.doneNew[i] &^= 1 << c.Resp[i].Bits.Get()
+			c.active = true
+		}
+		c.popIn[i], c.popMiss[i], c.pushMiss[i] = false, false, false
+	}
+	for s := range c.busyNew {
+		c.busyNew[s] = c.busy.At(s).Q()
+	}
+	c.bytesNew = c.bytes.Q()
+	c.touched = c.touched[:0]
+
+	// Invalidations: the head page's lines in order, one per slice per
+	// cycle, and one per cycle into every L1.
+	invalidating := c.pages.Len() > 0
+	var page uint64
+	l2Pos, l1Pos := int(c.l2Pos.Q()), int(c.l1Pos.Q())
+	var inval [64]bool
+	var invalLine [64]uint64
+	issuedTo := l2Pos
+	if invalidating {
+		c.active = true
+		page = c.pages.Head()
+		for ; issuedTo < c.linesPerPage; issuedTo++ {
+			line := page*uint64(c.linesPerPage) + uint64(issuedTo)
+			s := int(line % uint64(c.cfg.Slices))
+			if inval[s] {
+				break
+			}
+			inval[s], invalLine[s] = true, line/uint64(c.cfg.Slices)
+		}
+	}
+
+	c.evalL1(now, invalidating, page, &l1Pos)
+
+	// Each slice: an invalidation first, else the first claim from the
+	// rotating priority: an SM's forwarded L1 miss, else its FIFO head
+	// (its writes only, when the L1s take the reads).
+	for s := range c.claim {
+		c.claim[s] = -1
+	}
+	start := int(c.rr.Q())
+	claimed := false
+	for k := range c.in {
+		i := (start + k) % len(c.in)
+		h, ok := c.candidate(i)
+		if !ok {
+			continue
+		}
+		if s := int(h.Line % uint64(c.cfg.Slices)); !inval[s] && c.claim[s] < 0 {
+			c.claim[s] = i
+			claimed = true
+		}
+	}
+	for s, t := range c.l2 {
+		var a cache.Access
+		var in *cache.Access
+		i := c.claim[s]
+		var h LineReq
+		switch {
+		case inval[s]:
+			a = cache.Access{Line: invalLine[s], Kind: cache.Invalidate}
+			in = &a
+		case i >= 0:
+			h, _ = c.candidate(i)
+			a = cache.Access{Line: h.Line / uint64(c.cfg.Slices), Sectors: h.Sectors, Kind: cache.Read, ID: uint32(i)<<WarpBits | uint32(h.Warp)}
+			if h.Write {
+				a.Kind = cache.Write
+			}
+			in = &a
+		}
+		r, resolved, accepted := t.Step(now, in, func(missing uint8) uint64 { return c.fetch(s, now, bits.OnesCount8(missing)) })
+		if accepted {
+			c.active = true
+			switch {
+			case inval[s]:
+				inval[s] = false
+			case c.l1 != nil && c.missQ[i].Len() > 0:
+				c.popMiss[i] = true
+			default:
+				c.popIn[i] = true
+				if !h.Write {
+					c.startLoad(i, h)
+				}
+			}
+		}
+		if resolved {
+			c.active = true
+			if r.WriteBack > 0 {
+				c.fetch(s, now, r.WriteBack)
+			}
+			if r.Kind == cache.Read {
+				c.resolve(r.ID, r.Due)
+			}
+		}
+	}
+	if claimed {
+		c.rr.Set(uint32((start + 1) % len(c.in)))
+	}
+	if invalidating {
+		// The slices took the head page's lines up to the first refused one.
+		for p := l2Pos; p < issuedTo; p++ {
+			if inval[int((page*uint64(c.linesPerPage)+uint64(p))%uint64(c.cfg.Slices))] {
+				issuedTo = p
+				break
+			}
+		}
+		l2Pos = issuedTo
+	}
+
+	// FIFOs: take the SMs' lines, pop the heads that went on.
+	for i, r := range c.in {
+		push := c.Req[i].Fire()
+		if push || c.popIn[i] {
+			c.active = true
+			r.Update(push, c.Req[i].Bits.Get(), 0, c.popIn[i])
+		}
+		if c.l1 != nil && (c.pushMiss[i] || c.popMiss[i]) {
+			c.missQ[i].Update(c.pushMiss[i], c.missReq[i], 0, c.popMiss[i])
+		}
+	}
+
+	// Unmapped pages.
+	pagePop := invalidating && l2Pos >= c.linesPerPage && (c.l1 == nil || l1Pos >= c.linesPerPage)
+	if pagePop {
+		l2Pos, l1Pos = 0, 0
+	}
+	u := c.Unmap
+	push := u.Fire() && (!u.PTE.Get().Valid() || u.PTE.Get().IsRemote())
+	if push && c.pages.Full() && !pagePop {
+		c.errFull.Set(true)
+		push = false
+	}
+	if push || pagePop {
+		c.active = true
+		c.pages.Update(push, u.Bits.Get(), 0, pagePop)
+	}
+	if push {
+		c.unmapped.Set(c.unmapped.Q() + 1)
+	}
+	update(c.l2Pos, uint8(l2Pos))
+	update(c.l1Pos, uint8(l1Pos))
+	c.commitScratch()
+	if c.active || c.busyPipelines() {
+		return
+	}
+	c.SleepUntil(c.nextDue(now))
+}
+
+// candidate is SM i's line that may go to its L2 slice this cycle.
+func (c *Caches) candidate(i int) (LineReq, bool) {
+	if c.l1 != nil && c.missQ[i].Len() > 0 {
+		return c.missQ[i].Head(), true
+	}
+	if c.popIn[i] || c.in[i].Len() == 0 {
+		return LineReq{}, false
+	}
+	h := c.in[i].Head()
+	if c.l1 != nil && !h.Write {
+		return LineReq{}, false // reads go through the L1
+	}
+	return h, true
+}
+
+// evalL1 steps every L1: the head page's next line to invalidate, else its
+// SM's next read while its miss queue has room for it.
+func (c *Caches) evalL1(now uint64, invalidating bool, page uint64, l1Pos *int) {
+	took := false
+	for i, t := range c.l1 {
+		var a cache.Access
+		var in *cache.Access
+		var h LineReq
+		switch {
+		case invalidating && *l1Pos < c.linesPerPage:
+			a = cache.Access{Line: page*uint64(c.linesPerPage) + uint64(*l1Pos), Kind: cache.Invalidate}
+			in = &a
+		case c.in[i].Len() > 0 && !c.in[i].Head().Write && c.missQ[i].Len()+2 <= c.missQ[i].Depth():
+			h = c.in[i].Head()
+			a = cache.Access{Line: h.Line, Sectors: h.Sectors, Kind: cache.Read, ID: uint32(i)<<WarpBits | uint32(h.Warp)}
+			in = &a
+		}
+		r, resolved, accepted := t.Step(now, in, func(uint8) uint64 { return now + uint64(c.cfg.L2.HitLatency) })
+		if accepted {
+			c.active = true
+			if a.Kind == cache.Invalidate {
+				took = true
+			} else {
+				c.popIn[i] = true
+				c.startLoad(i, h)
+			}
+		}
+		if resolved && r.Kind == cache.Read {
+			c.active = true
+			if r.Hit {
+				c.resolve(r.ID, r.Due)
+			} else {
+				// The miss goes on to the L2; its load is already counted.
+				c.pushMiss[i] = true
+				c.missReq[i] = LineReq{Warp: uint8(r.ID & (MaxWarps - 1)), Line: r.Line, Sectors: r.Missing}
+			}
+		}
+	}
+	if took {
+		*l1Pos++
+	}
+}
+
+func (c *Caches) busyPipelines() bool {
+	for _, t := range c.l2 {
+		if t.Busy() {
+			return true
+		}
+	}
+	for i, t := range c.l1 {
+		if t.Busy() || c.missQ[i].Len() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// nextDue is the earliest due cycle of an answered warp, at least the
+// next cycle.
+func (c *Caches) nextDue(now uint64) uint64 {
+	t := rtl.Never
+	for i, d := range c.doneNew {
+		for ; d != 0; d &= d - 1 {
+			w := bits.TrailingZeros64(d)
+			t = min(t, max(c.due.At(i*c.cfg.Warps+w).Q(), now+1))
+		}
+	}
+	return t
+}
+
+// startLoad opens a load's line count on its first line.
+func (c *Caches) startLoad(i int, h LineReq) {
+	if h.First {
+		k := i*c.cfg.Warps + int(h.Warp)
+		c.touch(k)
+		c.leftNew[k], c.dueNew[k] = int(h.Count), 0
+	}
+}
+
+// resolve counts one of a load's lines as due at due; the load is
+// answered once its last line is.
+func (c *Caches) resolve(id uint32, due uint64) {
+	i, w := int(id>>WarpBits), int(id&(MaxWarps-1))
+	k := i*c.cfg.Warps + w
+	c.touch(k)
+	c.leftNew[k]--
+	c.dueNew[k] = max(c.dueNew[k], due)
+	if c.leftNew[k] == 0 {
+		c.doneNew[i] |= 1 << w
+	}
+}
+
+// touch loads warp slot k's counters into the cycle's scratch.
+func (c *Caches) touch(k int) {
+	if c.leftNew[k] >= 0 {
+		return
+	}
+	c.leftNew[k], c.dueNew[k] = int(c.left.At(k).Q()), c.due.At(k).Q()
+	c.touched = append(c.touched, k)
+}
+
+// commitScratch writes the cycle's counters to the registers.
+func (c *Caches) commitScratch() {
+	for _, k := range c.touched {
+		update(c.left.At(k), uint8(c.leftNew[k]))
+		update(c.due.At(k), c.dueNew[k])
+		c.leftNew[k] = -1
+	}
+	for i, d := range c.doneNew {
+		update(c.done.At(i), d)
+	}
+	for s, b := range c.busyNew {
+		update(c.busy.At(s), b)
+	}
+	update(c.bytes, c.bytesNew)
+}
+
+// fetch books n sectors on slice s's channels from now and returns the
+// cycle their data is back: after the transfer, the DRAM latency and the
+// ROP latency of the slice's hit path.
+func (c *Caches) fetch(s int, now uint64, n int) uint64 {
+	bytes := uint64(n * c.cfg.L2.SectorBytes)
+	b := max(c.busyNew[s], now<<FixedPointBits) + bytes*c.cfg.SliceByteTime
+	c.busyNew[s] = b
+	c.bytesNew += bytes
+	return (b+1<<FixedPointBits-1)>>FixedPointBits + c.cfg.DRAMLatency + uint64(c.cfg.L2.HitLatency) - 1
+}
+
+// Err reports an invalidation queue overflow.
+func (c *Caches) Err() error {
+	if c.errFull.Q() {
+		return fmt.Errorf("%s: more than %d unmapped pages waiting to leave the caches", c.Path(), c.cfg.InvalidateDepth)
+	}
+	return nil
+}
+
+// CacheStats are the caches' counters.
+type CacheStats struct {
+	L1Hits, L1Misses     uint64
+	L2Hits, L2Misses     uint64
+	Invalidated          uint64 // lines removed because their page left GPU memory
+	WriteBackSectors     uint64
+	DRAMBytes            uint64 // sectors fetched and written back
+	TagReads, TagWrites  uint64 // tag SRAM activity
+	L1Invalidated        uint64
+	UnmappedPages        uint64 // pages seen leaving GPU memory
+	UnmappedPagesPending uint64 // of which lines are still to invalidate
+}
+
+// Stats sums the counters (between cycles).
+func (c *Caches) Stats() CacheStats {
+	var st CacheStats
+	for _, t := range c.l2 {
+		x := t.Stats()
+		st.L2Hits += x.Hits
+		st.L2Misses += x.Misses
+		st.Invalidated += x.Invalidated
+		st.WriteBackSectors += x.WriteBacks
+		st.TagReads += x.TagReads
+		st.TagWrites += x.TagWrites
+	}
+	for _, t := range c.l1 {
+		x := t.Stats()
+		st.L1Hits += x.Hits
+		st.L1Misses += x.Misses
+		st.L1Invalidated += x.Invalidated
+		st.TagReads += x.TagReads
+		st.TagWrites += x.TagWrites
+	}
+	st.DRAMBytes = c.bytes.Q()
+	st.UnmappedPages = c.unmapped.Q()
+	st.UnmappedPagesPending = uint64(c.pages.Len())
+	return st
+}
