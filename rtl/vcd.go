@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
+	"math/bits"
 	"path"
 	"slices"
 	"strconv"
@@ -11,10 +13,14 @@ import (
 )
 
 // vcdWriter dumps selected registers and wires in Value Change Dump format.
-// One VCD time unit is one core cycle; skipped idle cycles simply have no
-// value changes.
+// With a clock frequency, time is in picoseconds: cycle n is at
+// round(n * 10^6 / MHz) ps, each stamp rounded on its own so that no error
+// accumulates (at 1481 MHz cycle 1 is at 675 ps, cycle 3 at 2026 ps).
+// Without one, one time unit is one cycle, declared as 1 ns (a nominal
+// 1 GHz clock). Skipped idle cycles simply have no value changes.
 type vcdWriter struct {
 	w       *bufio.Writer
+	mhz     uint64 // clock in MHz, or 0 for one time unit per cycle
 	closer  io.Closer
 	sigs    []traced
 	ids     []string
@@ -25,31 +31,22 @@ type vcdWriter struct {
 
 // TraceVCD starts dumping every register and wire whose hierarchical name
 // matches one of the glob patterns (path.Match syntax, where * also crosses
-// dots) to w, from the current cycle on. If w is an io.Closer, CloseTrace
-// closes it.
+// dots) to w, from the current cycle on, one time unit per cycle. If w is
+// an io.Closer, CloseTrace closes it.
 func (s *Sim) TraceVCD(w io.Writer, patterns ...string) error {
-	if len(patterns) == 0 {
-		patterns = []string{"*"}
+	return s.TraceVCDClock(w, 0, patterns...)
+}
+
+// TraceVCDClock is TraceVCD with time in picoseconds of a clockMHz clock
+// (0: one time unit per cycle).
+func (s *Sim) TraceVCDClock(w io.Writer, clockMHz int, patterns ...string) error {
+	sigs, err := s.match(patterns)
+	if err != nil {
+		return err
 	}
-	for _, p := range patterns {
-		if _, err := path.Match(p, ""); err != nil {
-			return fmt.Errorf("trace pattern %q: %w", p, err)
-		}
-	}
-	v := &vcdWriter{w: bufio.NewWriter(w)}
+	v := &vcdWriter{w: bufio.NewWriter(w), sigs: sigs, mhz: uint64(max(clockMHz, 0))}
 	if c, ok := w.(io.Closer); ok {
 		v.closer = c
-	}
-	for _, sig := range s.signals {
-		for _, p := range patterns {
-			if ok, _ := path.Match(p, sig.Name()); ok {
-				v.sigs = append(v.sigs, sig)
-				break
-			}
-		}
-	}
-	if len(v.sigs) == 0 {
-		return fmt.Errorf("trace patterns %q match no register or wire", patterns)
 	}
 	// Sorting by name components keeps every scope's signals contiguous.
 	slices.SortStableFunc(v.sigs, func(a, b traced) int {
@@ -65,6 +62,48 @@ func (s *Sim) TraceVCD(w io.Writer, patterns ...string) error {
 	return v.w.Flush()
 }
 
+// SignalNames lists the hierarchical name of every register and wire, the
+// names TraceVCD patterns match, sorted.
+func (s *Sim) SignalNames() []string {
+	names := make([]string, len(s.signals))
+	for i, sig := range s.signals {
+		names[i] = sig.Name()
+	}
+	slices.Sort(names)
+	return names
+}
+
+// MatchSignals checks the patterns as TraceVCD does and returns how many
+// signals they select.
+func (s *Sim) MatchSignals(patterns ...string) (int, error) {
+	sigs, err := s.match(patterns)
+	return len(sigs), err
+}
+
+func (s *Sim) match(patterns []string) ([]traced, error) {
+	if len(patterns) == 0 {
+		patterns = []string{"*"}
+	}
+	for _, p := range patterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, fmt.Errorf("trace pattern %q: %w", p, err)
+		}
+	}
+	var sigs []traced
+	for _, sig := range s.signals {
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, sig.Name()); ok {
+				sigs = append(sigs, sig)
+				break
+			}
+		}
+	}
+	if len(sigs) == 0 {
+		return nil, fmt.Errorf("trace patterns %q match no register or wire", patterns)
+	}
+	return sigs, nil
+}
+
 // CloseTrace writes the final timestamp, flushes and closes the VCD.
 func (s *Sim) CloseTrace() error {
 	v := s.vcd
@@ -72,7 +111,7 @@ func (s *Sim) CloseTrace() error {
 		return nil
 	}
 	s.vcd = nil
-	fmt.Fprintf(v.w, "#%d\n", s.cycle)
+	fmt.Fprintf(v.w, "#%d\n", v.time(s.cycle))
 	err := v.w.Flush()
 	if v.closer != nil {
 		if cerr := v.closer.Close(); err == nil {
@@ -96,9 +135,29 @@ func vcdID(i int) string {
 	}
 }
 
+// time is the VCD time of cycle t.
+func (v *vcdWriter) time(t uint64) uint64 {
+	if v.mhz == 0 {
+		return t
+	}
+	// round(t * 10^6 / mhz) without overflow for any cycle count.
+	hi, lo := bits.Mul64(t, 1_000_000)
+	lo, carry := bits.Add64(lo, v.mhz/2, 0)
+	if hi+carry >= v.mhz {
+		return math.MaxUint64 // beyond 2^64 ps (213 days)
+	}
+	q, _ := bits.Div64(hi+carry, lo, v.mhz)
+	return q
+}
+
 func (v *vcdWriter) header() {
-	fmt.Fprintln(v.w, "$comment uvmmu rtl kernel; one time unit is one core cycle $end")
-	fmt.Fprintln(v.w, "$timescale 1ns $end")
+	if v.mhz == 0 {
+		fmt.Fprintln(v.w, "$comment uvmmu rtl kernel; one time unit is one clock cycle (a nominal 1 GHz clock) $end")
+		fmt.Fprintln(v.w, "$timescale 1ns $end")
+	} else {
+		fmt.Fprintf(v.w, "$comment uvmmu rtl kernel; %d MHz core clock: cycle n is at round(n * 1000000 / %d) ps $end\n", v.mhz, v.mhz)
+		fmt.Fprintln(v.w, "$timescale 1ps $end")
+	}
 	var open []string
 	for i, sig := range v.sigs {
 		parts := strings.Split(sig.Name(), ".")
@@ -135,7 +194,7 @@ func (v *vcdWriter) dump(t uint64) {
 			continue
 		}
 		if !stamped {
-			fmt.Fprintf(v.w, "#%d\n", t)
+			fmt.Fprintf(v.w, "#%d\n", v.time(t))
 			if !v.started {
 				fmt.Fprintln(v.w, "$dumpvars")
 			}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,4 +113,36 @@ func ExampleSim_TraceVCD() {
 	_ = s.TraceVCD(f, "lane0.*")
 	_ = s.Run(100)
 	_ = s.CloseTrace()
+}
+
+// With a clock, VCD time is in picoseconds, each stamp rounded on its own:
+// at 1481 MHz a cycle is 10^6/1481 = 675.219 ps, so cycle 1 is at 675 ps,
+// cycle 2 at 1350 ps, cycle 3 at 2025.66 -> 2026 ps and cycle 4 at 2701 ps.
+func TestVCDClockTimescale(t *testing.T) {
+	b := newQueueBench(t, 2, 1, true)
+	var buf bytes.Buffer
+	require.NoError(t, b.sim.TraceVCDClock(&buf, 1481, "q.count"))
+	b.cycle(t, true, 0xA5, false) // cycle 0: push
+	b.cycle(t, false, 0, false)   // cycle 1: count 1
+	b.cycle(t, false, 0, true)    // cycle 2: popped
+	b.cycle(t, false, 0, false)   // cycle 3: count 0
+	require.NoError(t, b.sim.CloseTrace())
+	out := buf.String()
+	require.Contains(t, out, "$timescale 1ps $end")
+	require.Contains(t, out, "1481 MHz core clock")
+	for _, stamp := range []string{"#0\n", "#675\n", "#2026\n", "#2701\n"} {
+		require.Contains(t, out, stamp)
+	}
+}
+
+func TestSignalNames(t *testing.T) {
+	b := newQueueBench(t, 2, 1, false)
+	names := b.sim.SignalNames()
+	require.Contains(t, names, "q.count")
+	require.True(t, slices.IsSorted(names))
+	n, err := b.sim.MatchSignals("deq.*")
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	_, err = b.sim.MatchSignals("nosuch.*")
+	require.ErrorContains(t, err, "match no register or wire")
 }

@@ -40,16 +40,27 @@ func (ps paramSet) simulators() []cosim.Simulator {
 	return []cosim.Simulator{cosim.Icarus}
 }
 
-// emit generates a module at values, lints it, and returns it as a source.
+// emit returns the committed module top as a source (the generator's
+// default file, which TestCommittedRTLMatchesGenerator holds equal to
+// verilog/rtl) after linting a user's instantiation of it at values.
 func emit(t *testing.T, top string, values gen.Values) cosim.Source {
 	t.Helper()
 	e, err := gen.Lookup(top)
 	require.NoError(t, err)
-	text, err := e.Text(values)
+	lintUser(t, e, values)
+	text, err := e.Text(nil)
 	require.NoError(t, err)
-	src := cosim.Source{Name: top + ".v", Text: text}
-	lintSources(t, []cosim.Source{src})
-	return src
+	return cosim.Source{Name: top + ".v", Text: text}
+}
+
+// overrides is the parameter override list of top at values.
+func overrides(t *testing.T, top string, values gen.Values) string {
+	t.Helper()
+	e, err := gen.Lookup(top)
+	require.NoError(t, err)
+	v, err := e.Check(values)
+	require.NoError(t, err)
+	return e.Overrides(v)
 }
 
 func TestCosimLFSR(t *testing.T) {
@@ -67,7 +78,7 @@ func TestCosimLFSR(t *testing.T) {
 			dut, err := NewLFSR(lfsr.Config{Width: int(v["WIDTH"]), Seed: v["SEED"]})
 			require.NoError(t, err)
 			cosim.Run(t, cosim.Case{
-				Top: "uvmmu_lfsr", Sources: []cosim.Source{src}, DUT: dut,
+				Top: "uvmmu_lfsr", Sources: []cosim.Source{src}, Params: overrides(t, "uvmmu_lfsr", ps.values), DUT: dut,
 				Stim: LFSRStimulus(1), Cycles: cosim.Cycles(t, ps.cycles), Simulators: ps.simulators(),
 			})
 		})
@@ -91,7 +102,7 @@ func TestCosimDCQ(t *testing.T) {
 			require.NoError(t, err)
 			var cov dcqCoverage
 			cosim.Run(t, cosim.Case{
-				Top: "uvmmu_dcq", Sources: []cosim.Source{src}, DUT: dut,
+				Top: "uvmmu_dcq", Sources: []cosim.Source{src}, Params: overrides(t, "uvmmu_dcq", ps.values), DUT: dut,
 				Stim: cov.observe(cfg, DCQStimulus(2, cfg.FGBits)), Cycles: cosim.Cycles(t, ps.cycles), Simulators: ps.simulators(),
 			})
 			require.Positive(t, cov.pushPopFull, "no cycle offered a push and a pop at full")
@@ -146,12 +157,12 @@ func TestCosimDetectsWrongModel(t *testing.T) {
 	cfg := dcq.Config{Depth: 4, Threshold: 2, FGBits: 8}
 	dut, err := NewDCQ(cfg)
 	require.NoError(t, err)
-	wrong := emit(t, "uvmmu_dcq", gen.Values{"DEPTH": 4, "THRESHOLD": 3, "FG_BITS": 8})
-	// The testbench instantiates uvmmu_dcq with its defaults, which are the
-	// generated values, so the only difference is the threshold.
+	rtl := emit(t, "uvmmu_dcq", nil)
+	// The testbench instantiates uvmmu_dcq with THRESHOLD 3, so the only
+	// difference is the threshold.
 	l, err := cosim.NewLayout(dut.Ports())
 	require.NoError(t, err)
-	tbText, err := cosim.Testbench("uvmmu_dcq", l)
+	tbText, err := cosim.Testbench("uvmmu_dcq", overrides(t, "uvmmu_dcq", gen.Values{"DEPTH": 4, "THRESHOLD": 3, "FG_BITS": 8}), l)
 	require.NoError(t, err)
 	vec, err := cosim.Record(dut, DCQStimulus(3, cfg.FGBits), 2000, t.TempDir(), "wrong")
 	require.NoError(t, err)
@@ -159,7 +170,7 @@ func TestCosimDetectsWrongModel(t *testing.T) {
 		t.Run(sim.Name, func(t *testing.T) {
 			sim.Require(t)
 			exe, err := sim.Build(cosim.TestbenchTop("uvmmu_dcq"), nil,
-				[]cosim.Source{{Name: "tb_uvmmu_dcq.v", Text: tbText}, wrong})
+				[]cosim.Source{{Name: "tb_uvmmu_dcq.v", Text: tbText}, rtl})
 			require.NoError(t, err)
 			err = exe.Check(vec)
 			require.Error(t, err)

@@ -1,7 +1,6 @@
 package tb
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -27,6 +26,7 @@ type DA struct {
 	p   da.Ports
 	cfg da.Config
 	mem *dram.DRAM
+	blk *da.DA
 
 	// What the stimulus exercised, counted at the handshakes.
 	handed, victims, maps, ops uint64
@@ -46,6 +46,8 @@ const (
 	daInMemReqReady
 	daInMemRespValid
 	daInMemRespData
+	daInVictimValid
+	daInVictimPFgN
 )
 
 const (
@@ -59,6 +61,7 @@ const (
 	daOutMemReqWrite
 	daOutMemReqAddr
 	daOutMemReqWData
+	daOutVictimReady
 )
 
 // NewDA builds the Go DA and its DRAM in a checked simulator, with the
@@ -71,7 +74,8 @@ func NewDA(cfg da.Config, mc dram.Config, table []uint64) (*DA, error) {
 func newDAIn(cfg da.Config, mc dram.Config, table []uint64, opts rtl.Options) (*DA, error) {
 	s := rtl.New(opts)
 	p := da.NewPorts(s, "da", cfg)
-	if _, err := da.New(s, "da", cfg, p); err != nil {
+	blk, err := da.New(s, "da", cfg, p)
+	if err != nil {
 		return nil, err
 	}
 	mc.Base, mc.Words, mc.AddrBits = cfg.IPGTBase, int(cfg.NFG), cfg.AddrBits
@@ -83,38 +87,27 @@ func newDAIn(cfg da.Config, mc dram.Config, table []uint64, opts rtl.Options) (*
 		m.Load(i, w)
 	}
 	s.Reset()
-	return &DA{sim: s, p: p, cfg: cfg, mem: m}, nil
+	return &DA{sim: s, p: p, cfg: cfg, mem: m, blk: blk}, nil
 }
 
 // Ports are uvmmu_da's ports in declaration order (SPEC 5.3). Payloads are
 // compared while their valid is high.
 func (d *DA) Ports() []cosim.Port {
-	fg, aw := d.cfg.FGBits, d.cfg.AddrBits
-	return []cosim.Port{
-		{Name: "rst", Width: 1, Dir: cosim.In},
-		{Name: "init_done", Width: 1, Dir: cosim.Out},
-		{Name: "dst_valid", Width: 1, Dir: cosim.Out},
-		{Name: "dst_ready", Width: 1, Dir: cosim.In},
-		{Name: "dst_pfgn", Width: fg, Dir: cosim.Out, ValidBy: "dst_valid"},
-		{Name: "dst_swap", Width: 1, Dir: cosim.Out, ValidBy: "dst_valid"},
-		{Name: "map_valid", Width: 1, Dir: cosim.In},
-		{Name: "map_ready", Width: 1, Dir: cosim.Out},
-		{Name: "map_pfgn", Width: fg, Dir: cosim.In},
-		{Name: "map_vpgn", Width: afm.VPgNBits, Dir: cosim.In},
-		{Name: "map_cid", Width: afm.CIDBits, Dir: cosim.In},
-		{Name: "sw_valid", Width: 1, Dir: cosim.In},
-		{Name: "sw_ready", Width: 1, Dir: cosim.Out},
-		{Name: "sw_op", Width: afm.SWOpBits, Dir: cosim.In},
-		{Name: "sw_pfgn", Width: fg, Dir: cosim.In},
-		{Name: "mem_req_valid", Width: 1, Dir: cosim.Out},
-		{Name: "mem_req_ready", Width: 1, Dir: cosim.In},
-		{Name: "mem_req_write", Width: 1, Dir: cosim.Out, ValidBy: "mem_req_valid"},
-		{Name: "mem_req_addr", Width: aw, Dir: cosim.Out, ValidBy: "mem_req_valid"},
-		{Name: "mem_req_wdata", Width: 64, Dir: cosim.Out, ValidBy: "mem_req_valid"},
-		{Name: "mem_resp_valid", Width: 1, Dir: cosim.In},
-		{Name: "mem_resp_data", Width: 64, Dir: cosim.In},
-	}
+	return cosimPorts("uvmmu_da", daValues(d.cfg), map[string]string{
+		"dst_pfgn": "dst_valid", "dst_swap": "dst_valid",
+		"mem_req_write": "mem_req_valid", "mem_req_addr": "mem_req_valid", "mem_req_wdata": "mem_req_valid",
+	})
 }
+
+// daValues are uvmmu_da's parameters for a DA configuration.
+func daValues(c da.Config) gen.Values {
+	v := afmValues(c)
+	v["DCQ_THRESHOLD"], v["LFSR_SEED"] = uint64(c.DCQThreshold), c.LFSRSeed
+	return v
+}
+
+// external reports the victim port of afm.VictimExternal (VICTIMS=1).
+func (d *DA) external() bool { return d.cfg.Victims == afm.VictimExternal }
 
 // Outputs shows the DA's outputs.
 func (d *DA) Outputs(out []uint64) {
@@ -129,6 +122,10 @@ func (d *DA) Outputs(out []uint64) {
 	out[daOutMemReqWrite] = b2u(p.Mem.ReqWrite.Get())
 	out[daOutMemReqAddr] = p.Mem.ReqAddr.Get()
 	out[daOutMemReqWData] = p.Mem.ReqWData.Get()
+	out[daOutVictimReady] = 0
+	if d.external() {
+		out[daOutVictimReady] = b2u(p.Victim.Ready.Get())
+	}
 }
 
 // memoryOutputs copies the DRAM's outputs of this cycle into the module's
@@ -163,6 +160,10 @@ func (d *DA) Clock(in []uint64) error {
 	p.SW.Valid.Set(in[daInSWValid] == 1)
 	p.SW.Op.Set(uint8(in[daInSWOp]))
 	p.SW.PFgN.Set(in[daInSWPFgN])
+	if d.external() {
+		p.Victim.Valid.Set(in[daInVictimValid] == 1)
+		p.Victim.Bits.Set(in[daInVictimPFgN])
+	}
 	if p.DstFire() {
 		d.handed++
 		if p.DstSwap.Get() {
@@ -207,6 +208,9 @@ func daTable(seed, nfg uint64, pFree float64) []uint64 {
 // undefined op 3, some beyond NFG. Map and software requests are held until
 // accepted. The memory inputs are the DRAM's outputs. About once every
 // 40,000 cycles a reset restarts the DA (the IPgT, being memory, stays).
+// With the victim port (afm.VictimExternal), an eviction-metadata source
+// offers candidates at a rate that changes with the phases, some beyond
+// NFG, each held until victim_ready takes it.
 func DAStimulus(d *DA, seed uint64) cosim.Stimulus {
 	r := rand.New(rand.NewPCG(seed, 0xda))
 	type later struct {
@@ -220,12 +224,16 @@ func DAStimulus(d *DA, seed uint64) cosim.Stimulus {
 		popRate, swRate  int
 		phaseEnd         uint64
 		curMap, curSW    [3]uint64
+		victimHeld       bool
+		victim           uint64
+		victimRate       int
 		nfg, fgMask, cid = d.cfg.NFG, cosim.Mask(d.cfg.FGBits), uint64(1)<<afm.CIDBits - 1
 	)
 	return func(cycle uint64, out, in []uint64) {
 		if cycle >= phaseEnd {
 			popRate = []int{0, 2, 20, 60, 100}[r.IntN(5)]
 			swRate = []int{0, 1, 5}[r.IntN(3)]
+			victimRate = []int{0, 10, 50, 100}[r.IntN(4)]
 			phaseEnd = cycle + 1000 + uint64(r.IntN(4000))
 		}
 		reset := r.IntN(40000) == 0
@@ -268,6 +276,15 @@ func DAStimulus(d *DA, seed uint64) cosim.Stimulus {
 		if swHeld && (out[daOutSWReady] == 1 || reset) {
 			swHeld = false
 		}
+		if d.external() {
+			if !victimHeld && r.IntN(100) < victimRate {
+				victim, victimHeld = r.Uint64N(nfg+8)&fgMask, true
+			}
+			in[daInVictimValid], in[daInVictimPFgN] = b2u(victimHeld), victim
+			if victimHeld && (out[daOutVictimReady] == 1 || reset) {
+				victimHeld = false
+			}
+		}
 		if reset {
 			todo, maps, sws = todo[:0], maps[:0], sws[:0]
 		}
@@ -284,19 +301,18 @@ type daParamSet struct {
 	victims bool
 }
 
-// emitDA generates uvmmu_da and the modules it instantiates at values,
-// lints them, and returns them as sources, top first.
+// emitDA returns uvmmu_da and every committed module as sources, top
+// first, after linting a user's instantiation of uvmmu_da at values.
 func emitDA(t *testing.T, values gen.Values) []cosim.Source {
 	t.Helper()
-	mods, err := gen.DAModules(values)
+	srcs := []cosim.Source{emit(t, "uvmmu_da", values)}
+	files, err := gen.DefaultFiles()
 	require.NoError(t, err)
-	var srcs []cosim.Source
-	for _, m := range mods {
-		var buf bytes.Buffer
-		require.NoError(t, m.Write(&buf))
-		srcs = append(srcs, cosim.Source{Name: m.Name() + ".v", Text: buf.Bytes()})
+	for _, f := range files {
+		if f.Name != srcs[0].Name {
+			srcs = append(srcs, cosim.Source{Name: f.Name, Text: f.Text})
+		}
 	}
-	lintSources(t, srcs)
 	return srcs
 }
 
@@ -307,7 +323,8 @@ func daConfigOf(t *testing.T, values gen.Values) da.Config {
 	v, err := e.Resolve(values)
 	require.NoError(t, err)
 	return da.Config{NFG: v["NFG"], DCQDepth: int(v["DCQ_DEPTH"]), DCQThreshold: int(v["DCQ_THRESHOLD"]), FrABWord: int(v["FRAB_WORD"]),
-		FGBits: int(v["FG_BITS"]), AddrBits: int(v["ADDR_W"]), IPGTBase: v["IPGT_BASE"], LFSRWidth: int(v["LFSR_WIDTH"]), LFSRSeed: v["LFSR_SEED"]}
+		FGBits: int(v["FG_BITS"]), AddrBits: int(v["ADDR_W"]), IPGTBase: v["IPGT_BASE"], LFSRWidth: int(v["LFSR_WIDTH"]), LFSRSeed: v["LFSR_SEED"],
+		Victims: afm.VictimSource(v["VICTIMS"])}
 }
 
 func TestCosimDA(t *testing.T) {
@@ -324,6 +341,9 @@ func TestCosimDA(t *testing.T) {
 			"ADDR_W": 32, "IPGT_BASE": 0x80000, "LFSR_WIDTH": 24, "LFSR_SEED": 0xabcde}, sweepCycles}, mem(60, 8), 0.02, true},
 		// NFG = 2^FG_BITS and a power of two (no op is out of range, no draw
 		// is rejected); the 64 regions fit one narrowed FrAB word.
+		// Victim candidates from the victim port (VICTIMS=1).
+		{paramSet{"nfg1500_external_victims", gen.Values{"NFG": 1500, "DCQ_DEPTH": 8, "DCQ_THRESHOLD": 4, "FRAB_WORD": 64, "FG_BITS": 16,
+			"ADDR_W": 24, "LFSR_WIDTH": 12, "LFSR_SEED": 0x3c3, "VICTIMS": 1}, sweepCycles}, mem(20, 4), 0.2, true},
 		{paramSet{"nfg2048_fg11_oneword", gen.Values{"NFG": 2048, "DCQ_DEPTH": 4, "DCQ_THRESHOLD": 2, "FRAB_WORD": 512, "FG_BITS": 11,
 			"ADDR_W": 14, "IPGT_BASE": 0, "LFSR_WIDTH": 11, "LFSR_SEED": 0x581}, sweepCycles}, mem(5, 40), 0.1, true},
 	} {
@@ -333,7 +353,7 @@ func TestCosimDA(t *testing.T) {
 			dut, err := NewDA(cfg, ps.mem, daTable(7, cfg.NFG, ps.pFree))
 			require.NoError(t, err)
 			cosim.Run(t, cosim.Case{
-				Top: "uvmmu_da", Sources: srcs, DUT: dut,
+				Top: "uvmmu_da", Sources: srcs, Params: overrides(t, "uvmmu_da", ps.values), DUT: dut,
 				Stim: DAStimulus(dut, 11), Cycles: cosim.Cycles(t, ps.cycles), Simulators: ps.simulators(),
 			})
 			require.NoError(t, dut.mem.Err())

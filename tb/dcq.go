@@ -6,6 +6,7 @@ import (
 	"github.com/uvmmu/uvmmu/blocks/dcq"
 	"github.com/uvmmu/uvmmu/rtl"
 	"github.com/uvmmu/uvmmu/tb/cosim"
+	"github.com/uvmmu/uvmmu/verilog/gen"
 )
 
 // DCQ presents blocks/dcq through the ports of uvmmu_dcq.
@@ -51,19 +52,8 @@ func NewDCQIn(cfg dcq.Config, opts rtl.Options) (*DCQ, error) {
 // Ports are uvmmu_dcq's ports in declaration order (SPEC 5.3). The head
 // entry is compared only while pop_valid is high.
 func (d *DCQ) Ports() []cosim.Port {
-	return []cosim.Port{
-		{Name: "rst", Width: 1, Dir: cosim.In},
-		{Name: "push_valid", Width: 1, Dir: cosim.In},
-		{Name: "push_ready", Width: 1, Dir: cosim.Out},
-		{Name: "push_pfgn", Width: d.cfg.FGBits, Dir: cosim.In},
-		{Name: "push_swap", Width: 1, Dir: cosim.In},
-		{Name: "pop_valid", Width: 1, Dir: cosim.Out},
-		{Name: "pop_ready", Width: 1, Dir: cosim.In},
-		{Name: "pop_pfgn", Width: d.cfg.FGBits, Dir: cosim.Out, ValidBy: "pop_valid"},
-		{Name: "pop_swap", Width: 1, Dir: cosim.Out, ValidBy: "pop_valid"},
-		{Name: "count", Width: dcq.CountWidth(d.cfg.Depth), Dir: cosim.Out},
-		{Name: "refill", Width: 1, Dir: cosim.Out},
-	}
+	return cosimPorts("uvmmu_dcq", gen.Values{"DEPTH": uint64(d.cfg.Depth), "THRESHOLD": uint64(d.cfg.Threshold), "FG_BITS": uint64(d.cfg.FGBits)},
+		map[string]string{"pop_pfgn": "pop_valid", "pop_swap": "pop_valid"})
 }
 
 // Outputs shows the flow flags, the head entry and the occupancy.

@@ -6,6 +6,7 @@ import (
 	"github.com/uvmmu/uvmmu/blocks/lfsr"
 	"github.com/uvmmu/uvmmu/rtl"
 	"github.com/uvmmu/uvmmu/tb/cosim"
+	"github.com/uvmmu/uvmmu/verilog/gen"
 )
 
 // LFSR presents blocks/lfsr through the ports of uvmmu_lfsr.
@@ -13,6 +14,7 @@ type LFSR struct {
 	sim   *rtl.Sim
 	ports lfsr.Ports
 	width int
+	seed  uint64
 }
 
 // NewLFSR builds the Go LFSR in its own checked simulator.
@@ -23,16 +25,12 @@ func NewLFSR(cfg lfsr.Config) (*LFSR, error) {
 		return nil, err
 	}
 	s.Reset()
-	return &LFSR{sim: s, ports: p, width: cfg.Width}, nil
+	return &LFSR{sim: s, ports: p, width: cfg.Width, seed: cfg.Seed}, nil
 }
 
 // Ports are uvmmu_lfsr's ports in declaration order.
 func (d *LFSR) Ports() []cosim.Port {
-	return []cosim.Port{
-		{Name: "rst", Width: 1, Dir: cosim.In},
-		{Name: "en", Width: 1, Dir: cosim.In},
-		{Name: "state", Width: d.width, Dir: cosim.Out},
-	}
+	return cosimPorts("uvmmu_lfsr", gen.Values{"WIDTH": uint64(d.width), "SEED": d.seed}, nil)
 }
 
 // Outputs shows the state.

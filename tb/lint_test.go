@@ -79,3 +79,12 @@ func lintSources(t *testing.T, srcs []cosim.Source) {
 		require.Empty(t, strings.TrimSpace(string(out)), "%s printed warnings", tool.argv[0])
 	}
 }
+
+// lintUser lints a user's instantiation of e at values (gen.Emitter.Wrapper)
+// with the committed RTL as the library: both linters must print nothing.
+func lintUser(t *testing.T, e gen.Emitter, values gen.Values) {
+	t.Helper()
+	text, err := e.Wrapper(values)
+	require.NoError(t, err)
+	lintSources(t, []cosim.Source{{Name: "user_" + e.Name + ".v", Text: text}})
+}

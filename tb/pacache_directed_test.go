@@ -36,6 +36,8 @@ module tb_grit_pa_cache_directed #(
   parameter LATENCY = 3
 );
   localparam integer RECORDS = 64;
+  localparam integer CNT_W = THRESHOLD > 1 ? $clog2(THRESHOLD) : 1;
+  localparam integer RESP_W = $clog2(THRESHOLD + 1);
   localparam [1:0] OP_LOOKUP = 2'd0;
   localparam [1:0] OP_WRITE_BACK = 2'd1;
   localparam [1:0] OP_DELETE = 2'd2;
@@ -49,17 +51,17 @@ module tb_grit_pa_cache_directed #(
   wire resp_valid;
   wire resp_trigger;
   wire resp_write;
-  wire [2:0] resp_count;
+  wire [RESP_W-1:0] resp_count;
   wire tbl_req_valid;
   reg tbl_req_ready;
   wire [1:0] tbl_req_op;
   wire [VPN_BITS-1:0] tbl_req_vpn;
   wire tbl_req_rw;
-  wire [1:0] tbl_req_count;
+  wire [CNT_W-1:0] tbl_req_count;
   reg tbl_resp_valid;
   reg tbl_resp_found;
   reg tbl_resp_rw;
-  reg [1:0] tbl_resp_count;
+  reg [CNT_W-1:0] tbl_resp_count;
 
   grit_pa_cache #(.SETS(SETS), .WAYS(WAYS), .VPN_BITS(VPN_BITS), .THRESHOLD(THRESHOLD)) dut (
     .clk(clk), .rst(rst),
@@ -74,7 +76,7 @@ module tb_grit_pa_cache_directed #(
   reg rec_valid [0:RECORDS-1];
   reg [VPN_BITS-1:0] rec_vpn [0:RECORDS-1];
   reg rec_rw [0:RECORDS-1];
-  reg [1:0] rec_count [0:RECORDS-1];
+  reg [CNT_W-1:0] rec_count [0:RECORDS-1];
   reg busy;
   integer wait_left;
 
@@ -86,7 +88,7 @@ module tb_grit_pa_cache_directed #(
   integer resp_cycle;
   reg got_trigger;
   reg got_write;
-  reg [2:0] got_count;
+  reg [RESP_W-1:0] got_count;
   integer ready_low;
   integer n_lookup;
   integer n_write_back;
@@ -95,7 +97,7 @@ module tb_grit_pa_cache_directed #(
   reg [1:0] op_seen;
   reg [VPN_BITS-1:0] op_vpn;
   reg op_rw;
-  reg [1:0] op_count;
+  reg [CNT_W-1:0] op_count;
 
   integer i;
   integer k;
@@ -144,7 +146,7 @@ module tb_grit_pa_cache_directed #(
     reg [1:0] op;
     reg [VPN_BITS-1:0] vpn;
     reg rw;
-    reg [1:0] count;
+    reg [CNT_W-1:0] count;
     integer slot;
     begin
       fire = tbl_req_valid && tbl_req_ready;
@@ -186,7 +188,7 @@ module tb_grit_pa_cache_directed #(
             n_lookup = n_lookup + 1;
             tbl_resp_found = slot >= 0;
             tbl_resp_rw = slot >= 0 ? rec_rw[slot] : 1'b0;
-            tbl_resp_count = slot >= 0 ? rec_count[slot] : 2'd0;
+            tbl_resp_count = slot >= 0 ? rec_count[slot] : {CNT_W{1'b0}};
             busy = 1'b1;
             if (LATENCY == 1) tbl_resp_valid = 1'b1;
             else wait_left = LATENCY - 1;
@@ -239,13 +241,13 @@ module tb_grit_pa_cache_directed #(
       if (resp_cycle != accept_cycle + latency) fail("response latency");
       if (got_trigger !== trigger) fail("resp_trigger");
       if (got_write !== write) fail("resp_write");
-      if (got_count !== count[2:0]) fail("resp_count");
+      if (got_count !== count[RESP_W-1:0]) fail("resp_count");
       if (ready_low != low) fail("cycles with req_ready low before the response");
     end
   endtask
 
   // Check the last PA-Table operation accepted.
-  task expect_op(input [1:0] op, input [VPN_BITS-1:0] vpn, input rw, input [1:0] count, input integer at);
+  task expect_op(input [1:0] op, input [VPN_BITS-1:0] vpn, input rw, input [CNT_W-1:0] count, input integer at);
     begin
       if (op_cycle != at) fail("PA-Table operation cycle");
       if (op_seen !== op) fail("PA-Table operation");
@@ -272,7 +274,7 @@ module tb_grit_pa_cache_directed #(
     tbl_resp_valid = 1'b0;
     tbl_resp_found = 1'b0;
     tbl_resp_rw = 1'b0;
-    tbl_resp_count = 2'd0;
+    tbl_resp_count = {CNT_W{1'b0}};
     busy = 1'b0;
     wait_left = 0;
     cycle = 0;
@@ -294,7 +296,7 @@ module tb_grit_pa_cache_directed #(
     // from the cycle after acceptance until the response.
     fault(page(1, 1), 1'b0);
     expect_resp(1'b0, 1'b0, 1, LATENCY + 2, LATENCY + 1);
-    expect_op(OP_LOOKUP, page(1, 1), 1'b0, 2'd0, accept_cycle + 1);
+    expect_op(OP_LOOKUP, page(1, 1), 1'b0, {CNT_W{1'b0}}, accept_cycle + 1);
 
     // Hits count up, one cycle each, with the write bit held once set.
     for (k = 2; k < THRESHOLD; k = k + 1) begin
@@ -305,7 +307,7 @@ module tb_grit_pa_cache_directed #(
     // with the response.
     fault(page(1, 1), 1'b0);
     expect_resp(1'b1, THRESHOLD > 2, THRESHOLD, 1, 1);
-    expect_op(OP_DELETE, page(1, 1), 1'b0, 2'd0, accept_cycle + 1);
+    expect_op(OP_DELETE, page(1, 1), 1'b0, {CNT_W{1'b0}}, accept_cycle + 1);
     if (n_delete != 1) fail("one delete");
     settle;
 
@@ -331,7 +333,7 @@ module tb_grit_pa_cache_directed #(
     // cycle after.
     fault(page(WAYS + 1, 0), 1'b0);
     expect_resp(1'b0, 1'b0, 1, LATENCY + 2, LATENCY + 2);
-    expect_op(OP_WRITE_BACK, page(base, 0), 1'b0, 2'd0, accept_cycle + LATENCY + 2);
+    expect_op(OP_WRITE_BACK, page(base, 0), 1'b0, {CNT_W{1'b0}}, accept_cycle + LATENCY + 2);
     if (n_write_back != 1) fail("one write-back");
     if (!req_ready) fail("req_ready back the cycle after the write-back");
 
@@ -339,9 +341,9 @@ module tb_grit_pa_cache_directed #(
     fault(page(base, 0), 1'b1);
     expect_resp(THRESHOLD == 2, 1'b1, 2, LATENCY + 2, LATENCY + 2);
     if (THRESHOLD == 2) begin
-      expect_op(OP_DELETE, page(base, 0), 1'b0, 2'd0, accept_cycle + LATENCY + 2);
+      expect_op(OP_DELETE, page(base, 0), 1'b0, {CNT_W{1'b0}}, accept_cycle + LATENCY + 2);
     end else begin
-      expect_op(OP_WRITE_BACK, page(base + 1, 0), 1'b0, 2'd0, accept_cycle + LATENCY + 2);
+      expect_op(OP_WRITE_BACK, page(base + 1, 0), 1'b0, {CNT_W{1'b0}}, accept_cycle + LATENCY + 2);
     end
     settle;
 
@@ -365,10 +367,10 @@ module tb_grit_pa_cache_directed #(
       tick;
       req_valid = 1'b0;
       if (!accepted || accept_cycle != base + 1) fail("second hit accepted in the next cycle");
-      if (!got_resp || resp_cycle != base + 1 || got_count !== 3'd2 || got_write !== 1'b0) fail("first hit answered in the next cycle");
+      if (!got_resp || resp_cycle != base + 1 || got_count !== RESP_W'(2) || got_write !== 1'b0) fail("first hit answered in the next cycle");
       got_resp = 1'b0;
       tick;
-      if (!got_resp || resp_cycle != base + 2 || got_count !== 3'd2 || got_write !== 1'b1) fail("second hit answered in the cycle after");
+      if (!got_resp || resp_cycle != base + 2 || got_count !== RESP_W'(2) || got_write !== 1'b1) fail("second hit answered in the cycle after");
     end
 
     // A fill that reaches the threshold: a record at THRESHOLD-1 faults
@@ -386,7 +388,7 @@ module tb_grit_pa_cache_directed #(
     i = n_write_back;
     fault(page(1, 3), 1'b0);
     expect_resp(1'b1, 1'b0, THRESHOLD, LATENCY + 2, LATENCY + 2);
-    expect_op(OP_DELETE, page(1, 3), 1'b0, 2'd0, accept_cycle + LATENCY + 2);
+    expect_op(OP_DELETE, page(1, 3), 1'b0, {CNT_W{1'b0}}, accept_cycle + LATENCY + 2);
     settle;
     if (n_write_back != i) fail("no eviction for a fill that triggers");
     if (find(page(1, 3)) >= 0) fail("the triggered record left the PA-Table");

@@ -75,28 +75,8 @@ func newPACacheIn(cfg pacache.Config, tcfg pacache.TableConfig, opts rtl.Options
 // Ports are grit_pa_cache's ports in declaration order (SPEC 8.3). Every
 // output is compared in every cycle, payloads included.
 func (d *PACache) Ports() []cosim.Port {
-	vpn := d.cfg.VPNBits
-	return []cosim.Port{
-		{Name: "rst", Width: 1, Dir: cosim.In},
-		{Name: "req_valid", Width: 1, Dir: cosim.In},
-		{Name: "req_ready", Width: 1, Dir: cosim.Out},
-		{Name: "req_vpn", Width: vpn, Dir: cosim.In},
-		{Name: "req_write", Width: 1, Dir: cosim.In},
-		{Name: "resp_valid", Width: 1, Dir: cosim.Out},
-		{Name: "resp_trigger", Width: 1, Dir: cosim.Out},
-		{Name: "resp_write", Width: 1, Dir: cosim.Out},
-		{Name: "resp_count", Width: pacache.RespCountBits, Dir: cosim.Out},
-		{Name: "tbl_req_valid", Width: 1, Dir: cosim.Out},
-		{Name: "tbl_req_ready", Width: 1, Dir: cosim.In},
-		{Name: "tbl_req_op", Width: pacache.TableOpBits, Dir: cosim.Out},
-		{Name: "tbl_req_vpn", Width: vpn, Dir: cosim.Out},
-		{Name: "tbl_req_rw", Width: 1, Dir: cosim.Out},
-		{Name: "tbl_req_count", Width: pacache.FaultCounterBits, Dir: cosim.Out},
-		{Name: "tbl_resp_valid", Width: 1, Dir: cosim.In},
-		{Name: "tbl_resp_found", Width: 1, Dir: cosim.In},
-		{Name: "tbl_resp_rw", Width: 1, Dir: cosim.In},
-		{Name: "tbl_resp_count", Width: pacache.FaultCounterBits, Dir: cosim.In},
-	}
+	c := d.cfg
+	return cosimPorts("grit_pa_cache", gen.Values{"SETS": uint64(c.Sets), "WAYS": uint64(c.Ways), "VPN_BITS": uint64(c.VPNBits), "THRESHOLD": uint64(c.Threshold)}, nil)
 }
 
 // Outputs shows the cache's outputs.
@@ -216,7 +196,7 @@ func TestCosimPACache(t *testing.T) {
 			dut, err := NewPACache(cfg, tc.table)
 			require.NoError(t, err)
 			cosim.Run(t, cosim.Case{
-				Top: "grit_pa_cache", Sources: []cosim.Source{src}, DUT: dut,
+				Top: "grit_pa_cache", Sources: []cosim.Source{src}, Params: overrides(t, "grit_pa_cache", tc.values), DUT: dut,
 				Stim: PACacheStimulus(dut, 5), Cycles: cosim.Cycles(t, tc.cycles), Simulators: tc.simulators(),
 			})
 			require.Positive(t, dut.table.WriteBacks, "the stimulus must evict dirty lines")

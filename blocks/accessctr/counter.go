@@ -3,6 +3,8 @@ package accessctr
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/uvmmu/uvmmu/rtl"
 )
 
 // BasicBlockBytes is the span one counter covers: a 64 KB basic block, the
@@ -64,13 +66,17 @@ func DefaultConfig() Config {
 // MaxBlocks bounds Config.Blocks: 2^24 blocks of 64 KB cover 1 TB.
 const MaxBlocks = 1 << 24
 
+// ThresholdRange is the Threshold Validate allows: a count the counters
+// can reach.
+var ThresholdRange = rtl.Range{Min: 1, Max: MaxCount}
+
 // Validate reports the first parameter outside its range.
 func (c Config) Validate() error {
 	switch {
 	case c.Blocks < 2 || c.Blocks > MaxBlocks:
 		return fmt.Errorf("accessctr: Blocks = %d is outside 2..%d", c.Blocks, MaxBlocks)
-	case c.Threshold < 1 || c.Threshold > MaxCount:
-		return fmt.Errorf("accessctr: Threshold = %d is outside 1..%d", c.Threshold, MaxCount)
+	case !ThresholdRange.Has(int64(c.Threshold)):
+		return fmt.Errorf("accessctr: Threshold = %d is outside %s", c.Threshold, ThresholdRange)
 	}
 	return nil
 }

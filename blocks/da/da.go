@@ -131,11 +131,11 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*DA, error) {
 		return nil, err
 	}
 	child := func(name string) string { return path + "." + name }
-	qp := dcq.NewPushPorts(s, child("dcq"), cfg.dcq())
-	qp.PopValid, qp.PopReady, qp.PopPFgN, qp.PopSwap = p.DstValid, p.DstReady, p.DstPFgN, p.DstSwap
+	// The DCQ's head is the allocation port and the FrAB's init_done the
+	// DA's (uvmmu_da's port map).
+	qp := dcq.NewPortsPoppedBy(s, child("dcq"), cfg.dcq(), dcq.Pop{Valid: p.DstValid, Ready: p.DstReady, PFgN: p.DstPFgN, Swap: p.DstSwap})
 	fc := cfg.AFM().FrAB()
-	fp := frab.NewCmdPorts(s, child("frab"), fc)
-	fp.InitDone = p.InitDone
+	fp := frab.NewPortsInitDone(s, child("frab"), fc, p.InitDone)
 	lp := lfsr.NewPorts(s, child("lfsr"), cfg.LFSRWidth)
 	d := &DA{Ports: p, cfg: cfg}
 	var err error

@@ -23,7 +23,7 @@ func TestConfigValidate(t *testing.T) {
 	assert.ErrorContains(t, c.Validate(), "Threshold 65 outside 1..Depth (64)")
 	c = DefaultConfig()
 	c.FrABWord = 100
-	assert.ErrorContains(t, c.Validate(), "WordBits 100 is not a power of two")
+	assert.ErrorContains(t, c.Validate(), "WordBits 100 outside 32..512, a power of two")
 	c = DefaultConfig()
 	c.NFG = 1 << 33
 	assert.ErrorContains(t, c.Validate(), "NFG 8589934592 outside 1..2^FGBits")

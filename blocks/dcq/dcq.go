@@ -60,11 +60,14 @@ const (
 	MaxFGBits = 63
 )
 
+// DepthRange is the Depth Validate allows.
+var DepthRange = rtl.Range{Min: MinDepth, Max: MaxDepth}
+
 // Validate names the first parameter outside its range.
 func (c Config) Validate() error {
 	switch {
-	case c.Depth < MinDepth || c.Depth > MaxDepth:
-		return fmt.Errorf("dcq: Depth %d outside %d..%d", c.Depth, MinDepth, MaxDepth)
+	case !DepthRange.Has(int64(c.Depth)):
+		return DepthRange.Check("dcq: Depth", int64(c.Depth))
 	case c.Threshold < 1 || c.Threshold > c.Depth:
 		return fmt.Errorf("dcq: Threshold %d outside 1..Depth (%d)", c.Threshold, c.Depth)
 	case c.FGBits < 1 || c.FGBits > MaxFGBits:
@@ -94,27 +97,39 @@ type Ports struct {
 	Refill    *rtl.Wire[bool]   // out: count < THRESHOLD
 }
 
-// NewPorts makes the wires under path (path.push_valid, ...).
-func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
-	p := NewPushPorts(s, path, cfg)
-	n := func(name string) string { return path + "." + name }
-	p.PopValid = rtl.NewBit(s, n("pop_valid"))
-	p.PopReady = rtl.NewBit(s, n("pop_ready"))
-	p.PopPFgN = rtl.NewWire[uint64](s, n("pop_pfgn"), cfg.FGBits)
-	p.PopSwap = rtl.NewBit(s, n("pop_swap"))
-	return p
+// Pop is the queue's head: the wires its consumer pops it with.
+type Pop struct {
+	Valid *rtl.Wire[bool]   // out
+	Ready *rtl.Wire[bool]   // in
+	PFgN  *rtl.Wire[uint64] // out
+	Swap  *rtl.Wire[bool]   // out
 }
 
-// NewPushPorts makes the push, count and refill wires under path and
-// leaves the pop wires for the caller, for a queue whose head is another
-// block's port (the DA's allocation port).
-func NewPushPorts(s *rtl.Sim, path string, cfg Config) Ports {
+// NewPorts makes the wires under path (path.push_valid, ..., path.pop_valid, ...).
+func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
+	n := func(name string) string { return path + "." + name }
+	return NewPortsPoppedBy(s, path, cfg, Pop{
+		Valid: rtl.NewBit(s, n("pop_valid")),
+		Ready: rtl.NewBit(s, n("pop_ready")),
+		PFgN:  rtl.NewWire[uint64](s, n("pop_pfgn"), cfg.FGBits),
+		Swap:  rtl.NewBit(s, n("pop_swap")),
+	})
+}
+
+// NewPortsPoppedBy makes the push, count and refill wires under path, with
+// pop as the pop wires: for a queue whose head is another block's port
+// (the DA's allocation port), as a Verilog instance's port map connects it.
+func NewPortsPoppedBy(s *rtl.Sim, path string, cfg Config, pop Pop) Ports {
 	n := func(name string) string { return path + "." + name }
 	return Ports{
 		PushValid: rtl.NewBit(s, n("push_valid")),
 		PushReady: rtl.NewBit(s, n("push_ready")),
 		PushPFgN:  rtl.NewWire[uint64](s, n("push_pfgn"), cfg.FGBits),
 		PushSwap:  rtl.NewBit(s, n("push_swap")),
+		PopValid:  pop.Valid,
+		PopReady:  pop.Ready,
+		PopPFgN:   pop.PFgN,
+		PopSwap:   pop.Swap,
 		Count:     rtl.NewWire[uint32](s, n("count"), CountWidth(cfg.Depth)),
 		Refill:    rtl.NewBit(s, n("refill")),
 	}
@@ -127,17 +142,15 @@ func (p Ports) PushFire() bool { return p.PushValid.Get() && p.PushReady.Get() }
 func (p Ports) PopFire() bool { return p.PopValid.Get() && p.PopReady.Get() }
 
 // DCQ is a circular buffer of registers with head and tail pointers and an
-// occupancy counter. Every output is a function of those registers (Moore):
-// a full queue does not accept a push even in a cycle where it pops.
+// occupancy counter (an rtl.Ring). Every output is a function of those
+// registers (Moore): a full queue does not accept a push even in a cycle
+// where it pops.
 type DCQ struct {
 	rtl.Base
 	Ports
 
 	cfg     Config
-	entries *rtl.Vec[uint64] // stored {PFgN, S}
-	head    *rtl.Reg[uint32]
-	tail    *rtl.Reg[uint32]
-	count   *rtl.Reg[uint32]
+	entries *rtl.Ring[Entry] // mem[i], mem_head, mem_tail, mem_fill
 }
 
 // New adds a DCQ to s under path.
@@ -147,10 +160,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*DCQ, error) {
 	}
 	q := &DCQ{Ports: p, cfg: cfg}
 	s.Add(q, path)
-	q.entries = rtl.NewVec[uint64](&q.Base, "mem", cfg.Depth, EntryWidth(cfg.FGBits), 0)
-	q.head = rtl.NewReg[uint32](&q.Base, "head", PointerWidth(cfg.Depth), 0)
-	q.tail = rtl.NewReg[uint32](&q.Base, "tail", PointerWidth(cfg.Depth), 0)
-	q.count = rtl.NewReg[uint32](&q.Base, "count_q", CountWidth(cfg.Depth), 0)
+	q.entries = rtl.NewRingOf[Entry](&q.Base, "mem", cfg.Depth, EntryWidth(cfg.FGBits), false)
 	q.Listen(p.PushValid, p.PushPFgN, p.PushSwap, p.PopReady)
 	return q, nil
 }
@@ -160,8 +170,8 @@ func (q *DCQ) Config() Config { return q.cfg }
 
 // Drive presents the head entry, the occupancy and the two flow flags.
 func (q *DCQ) Drive() {
-	n := q.count.Q()
-	head := Unpack(q.entries.At(int(q.head.Q())).Q())
+	n := q.entries.Len()
+	head := q.entries.Head()
 	q.PushReady.Set(n < uint32(q.cfg.Depth))
 	q.PopValid.Set(n > 0)
 	q.PopPFgN.Set(head.PFgN)
@@ -172,29 +182,8 @@ func (q *DCQ) Drive() {
 
 // Eval stores a pushed entry at the tail and retires the head on a pop.
 func (q *DCQ) Eval() {
-	push, pop := q.PushFire(), q.PopFire()
-	if push {
-		t := q.tail.Q()
-		q.entries.At(int(t)).Set(Entry{PFgN: q.PushPFgN.Get(), Swap: q.PushSwap.Get()}.Pack())
-		q.tail.Set(q.next(t))
-	}
-	if pop {
-		q.head.Set(q.next(q.head.Q()))
-	}
-	switch {
-	case push && !pop:
-		q.count.Set(q.count.Q() + 1)
-	case pop && !push:
-		q.count.Set(q.count.Q() - 1)
-	}
-}
-
-func (q *DCQ) next(i uint32) uint32 {
-	if i+1 == uint32(q.cfg.Depth) {
-		return 0
-	}
-	return i + 1
+	q.entries.Update(q.PushFire(), Entry{PFgN: q.PushPFgN.Get(), Swap: q.PushSwap.Get()}, 0, q.PopFire())
 }
 
 // Len is the current occupancy, for testbenches and reports.
-func (q *DCQ) Len() int { return int(q.count.Q()) }
+func (q *DCQ) Len() int { return int(q.entries.Len()) }

@@ -42,14 +42,17 @@ func DefaultConfig(words int) Config {
 // flight, and at most Latency reads are in flight.
 const MaxLatency = 1 << 16
 
+// LatencyRange is the Latency Validate allows.
+var LatencyRange = rtl.Range{Min: 1, Max: MaxLatency}
+
 // creditScale is the token bucket's fixed-point unit: 1/256 byte.
 const creditScale = 256
 
 // Validate names the first field outside its range.
 func (c Config) Validate() error {
 	switch {
-	case c.Latency < 1 || c.Latency > MaxLatency:
-		return fmt.Errorf("dram: Latency %d outside 1..%d", c.Latency, MaxLatency)
+	case !LatencyRange.Has(int64(c.Latency)):
+		return LatencyRange.Check("dram: Latency", int64(c.Latency))
 	case !(c.BytesPerCycle >= 1.0/creditScale) || c.BytesPerCycle > 1<<20:
 		return fmt.Errorf("dram: BytesPerCycle %g outside 1/%d..%d", c.BytesPerCycle, creditScale, 1<<20)
 	case c.Words < 1 || c.Words > 1<<32:
@@ -81,10 +84,7 @@ type DRAM struct {
 	tokens *rtl.Reg[uint64]
 	// The landing cycles of the reads in flight, oldest first: a ring of
 	// Latency+1 entries, so that the block can sleep until the next one.
-	due       *rtl.Vec[uint64]
-	dueHead   *rtl.Reg[uint32]
-	dueTail   *rtl.Reg[uint32]
-	inFlight  *rtl.Reg[uint32]
+	due       *rtl.Ring[uint64]
 	fault     *rtl.Reg[bool]
 	faultAddr *rtl.Reg[uint64]
 }
@@ -100,11 +100,7 @@ func New(s *rtl.Sim, path string, cfg Config, p ipgt.MemPorts) (*DRAM, error) {
 	s.Add(d, path)
 	d.store = rtl.NewSRAM[uint64](&d.Base, "store", rtl.SRAMConfig{Depth: cfg.Words, Width: 64, Ports: 1, ReadLatency: cfg.Latency})
 	d.tokens = rtl.NewReg(&d.Base, "tokens", 64, d.bucket)
-	ring := cfg.Latency + 1
-	d.due = rtl.NewVec[uint64](&d.Base, "due", ring, 64, 0)
-	d.dueHead = rtl.NewReg[uint32](&d.Base, "due_head", 17, 0)
-	d.dueTail = rtl.NewReg[uint32](&d.Base, "due_tail", 17, 0)
-	d.inFlight = rtl.NewReg[uint32](&d.Base, "in_flight", 17, 0)
+	d.due = rtl.NewRing[uint64](&d.Base, "due", cfg.Latency+1, 64, false)
 	d.fault = rtl.NewFlag(&d.Base, "fault", false)
 	d.faultAddr = rtl.NewReg[uint64](&d.Base, "fault_addr", 64, 0)
 	d.Listen(p.ReqValid, p.ReqWrite, p.ReqAddr, p.ReqWData)
@@ -125,45 +121,34 @@ func (d *DRAM) Drive() {
 // Eval refills the bucket and performs an accepted request.
 func (d *DRAM) Eval() {
 	now := d.Now()
-	tokens, inFlight := d.tokens.Q(), d.inFlight.Q()
+	tokens, inFlight := d.tokens.Q(), d.due.Len()
+	read := false
 	if d.Port.ReqFire() {
 		tokens -= d.cost
 		if !d.access(d.Port.ReqWrite.Get(), d.Port.ReqAddr.Get(), d.Port.ReqWData.Get()) {
-			t := d.dueTail.Q()
-			d.due.At(int(t)).Set(now + uint64(d.cfg.Latency))
-			d.dueTail.Set(d.wrap(t + 1))
+			read = true
 			inFlight++
 		}
 	}
 	landing := d.store.RValid(0)
 	if landing {
-		d.dueHead.Set(d.wrap(d.dueHead.Q() + 1))
 		inFlight--
 	}
+	d.due.Update(read, now+uint64(d.cfg.Latency), 0, landing)
 	tokens = min(tokens+d.rate, d.bucket)
 	if tokens != d.tokens.Q() {
 		d.tokens.Set(tokens)
-	}
-	if inFlight != d.inFlight.Q() {
-		d.inFlight.Set(inFlight)
 	}
 	switch {
 	case landing || d.Port.ReqValid.Get() || tokens < d.bucket:
 		// Next cycle mem_resp_valid falls, a request is (or may still be)
 		// shown, or the bucket refills.
 		d.SleepUntil(now + 1)
-	case inFlight > 0:
-		d.SleepUntil(d.due.At(int(d.dueHead.Q())).Q())
+	case inFlight > 0: // none lands this cycle: the head is the next to land
+		d.SleepUntil(d.due.Head())
 	default:
 		d.Sleep()
 	}
-}
-
-func (d *DRAM) wrap(i uint32) uint32 {
-	if int(i) == d.cfg.Latency+1 {
-		return 0
-	}
-	return i
 }
 
 // access performs a request and reports whether it was a write.

@@ -20,6 +20,18 @@ import (
 // MaxWordBits is the widest word the model supports; Word holds it.
 const MaxWordBits = 512
 
+// MinWordBits is the narrowest FRAB_WORD; MaxRegions the most regions a
+// bitmap holds, which keeps NFG (32 frame-groups a region) below 2^31, the
+// range of a Verilog integer parameter.
+const (
+	MinWordBits = 32
+	MaxRegions  = 1<<26 - 1
+)
+
+// WordBitsRange is FRAB_WORD's allowed widths: a word holds whole
+// 32-bit region masks, up to MaxWordBits.
+var WordBitsRange = rtl.Range{Min: MinWordBits, Max: MaxWordBits, Pow2: true}
+
 // DefaultWordBits is the paper's word: "FrAB utilizes a wide SRAM (e.g.,
 // 256-bit) to check multiple regions with single access" (UVMMU paper
 // Section IV-C; SPEC 2 FRAB_WORD).
@@ -67,12 +79,10 @@ type Config struct {
 // Validate names the first field outside its range.
 func (c Config) Validate() error {
 	switch {
-	case c.Regions < 1 || c.Regions > 1<<26:
-		return fmt.Errorf("frab: Regions %d outside 1..%d", c.Regions, 1<<26)
-	case c.WordBits < 32 || c.WordBits > MaxWordBits || c.WordBits&(c.WordBits-1) != 0:
-		return fmt.Errorf("frab: WordBits %d is not a power of two in 32..%d", c.WordBits, MaxWordBits)
+	case c.Regions < 1 || c.Regions > MaxRegions:
+		return fmt.Errorf("frab: Regions %d outside 1..%d", c.Regions, MaxRegions)
 	}
-	return nil
+	return WordBitsRange.Check("frab: WordBits", int64(c.WordBits))
 }
 
 // WordWidth is the SRAM word width: WordBits, or, when every region fits
@@ -114,17 +124,17 @@ type Ports struct {
 
 // NewPorts makes the wires under path.
 func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
-	p := NewCmdPorts(s, path, cfg)
-	p.InitDone = rtl.NewBit(s, path+".init_done")
-	return p
+	return NewPortsInitDone(s, path, cfg, rtl.NewBit(s, path+".init_done"))
 }
 
-// NewCmdPorts makes the command and response wires under path and leaves
-// InitDone for the caller, for a bitmap whose init_done is another block's
-// port (the DA's).
-func NewCmdPorts(s *rtl.Sim, path string, cfg Config) Ports {
+// NewPortsInitDone makes the command and response wires under path, with
+// initDone as the init_done output: for a bitmap whose init_done is
+// another block's port (the DA's), as a Verilog instance's port map
+// connects it.
+func NewPortsInitDone(s *rtl.Sim, path string, cfg Config, initDone *rtl.Wire[bool]) Ports {
 	n := func(name string) string { return path + "." + name }
 	return Ports{
+		InitDone:  initDone,
 		CmdValid:  rtl.NewBit(s, n("cmd_valid")),
 		CmdReady:  rtl.NewBit(s, n("cmd_ready")),
 		CmdOp:     rtl.NewWire[uint8](s, n("cmd_op"), OpBits),

@@ -55,7 +55,7 @@ func (b *bench) find(region uint64) (uint64, bool, uint64) {
 func TestConfigValidate(t *testing.T) {
 	assert.NoError(t, Config{Regions: 5632, WordBits: 256}.Validate())
 	assert.ErrorContains(t, Config{Regions: 0, WordBits: 256}.Validate(), "Regions 0 outside")
-	assert.ErrorContains(t, Config{Regions: 10, WordBits: 96}.Validate(), "WordBits 96 is not a power of two in 32..512")
+	assert.ErrorContains(t, Config{Regions: 10, WordBits: 96}.Validate(), "WordBits 96 outside 32..512, a power of two")
 	assert.Equal(t, 22, Config{Regions: 5632, WordBits: 256}.Words())
 	assert.Equal(t, 13, Config{Regions: 5632, WordBits: 256}.RegionBits())
 	assert.Equal(t, 8, EncoderDepth(256))

@@ -82,6 +82,12 @@ func Address(base, pfgn uint64) uint64 { return base + EntryBytes*pfgn }
 // Default width of the IPgT memory address (ADDR_W in SPEC 5.3).
 const DefaultAddrBits = 40
 
+// MinAddrBits and MaxAddrBits bound ADDR_W.
+const (
+	MinAddrBits = 4
+	MaxAddrBits = 64
+)
+
 // MemPorts are the wires of the IPgT memory port, named as the mem_* ports
 // of uvmmu_da: one 64-bit entry per request; a read gets exactly one
 // response, in request order, with no back-pressure; a write gets none.
@@ -116,8 +122,8 @@ func (p MemPorts) ReqFire() bool { return p.ReqValid.Get() && p.ReqReady.Get() }
 
 // CheckAddrBits validates an address width.
 func CheckAddrBits(addrBits int) error {
-	if addrBits < 4 || addrBits > 64 {
-		return fmt.Errorf("ipgt: AddrBits %d outside 4..64", addrBits)
+	if addrBits < MinAddrBits || addrBits > MaxAddrBits {
+		return fmt.Errorf("ipgt: AddrBits %d outside %d..%d", addrBits, MinAddrBits, MaxAddrBits)
 	}
 	return nil
 }

@@ -20,8 +20,8 @@ func DefaultConfig() Config { return Config{Width: 32, Seed: 1} }
 // Validate reports a width outside the tap table or a seed that is zero
 // (the all-zero state is the lock-up state of an XOR LFSR) or too wide.
 func (c Config) Validate() error {
-	if c.Width < MinWidth || c.Width > MaxWidth {
-		return fmt.Errorf("lfsr: Width %d outside %d..%d", c.Width, MinWidth, MaxWidth)
+	if err := WidthRange.Check("lfsr: Width", int64(c.Width)); err != nil {
+		return err
 	}
 	if c.Seed == 0 || bits.Len64(c.Seed) > c.Width {
 		return fmt.Errorf("lfsr: Seed %#x outside 1..2^%d-1", c.Seed, c.Width)

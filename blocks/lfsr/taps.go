@@ -5,7 +5,11 @@
 // generated from the tap table in this package.
 package lfsr
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/uvmmu/uvmmu/rtl"
+)
 
 // MinWidth and MaxWidth bound the register width: the tap table covers
 // every width in between.
@@ -13,6 +17,9 @@ const (
 	MinWidth = 8
 	MaxWidth = 64
 )
+
+// WidthRange is the Width Config.Validate allows.
+var WidthRange = rtl.Range{Min: MinWidth, Max: MaxWidth}
 
 // fibonacciTaps lists, for each width MinWidth..MaxWidth, the taps of a
 // maximal-length XNOR/XOR Fibonacci LFSR from Xilinx XAPP052 (P. Alfke,

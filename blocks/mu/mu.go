@@ -83,13 +83,19 @@ const (
 	MaxRequests = 4096 // the reply index and waiting count are 16 bits; uvmmu.migration_queue's bound
 )
 
+// The ranges Validate checks, exported for the configuration layer.
+var (
+	SlotsRange    = rtl.Range{Min: 1, Max: MaxSlots}
+	RequestsRange = rtl.Range{Min: 1, Max: MaxRequests}
+)
+
 // Validate names the first parameter outside its range.
 func (c Config) Validate() error {
 	switch {
-	case c.Slots < 1 || c.Slots > MaxSlots:
-		return fmt.Errorf("mu: Slots %d outside 1..%d", c.Slots, MaxSlots)
-	case c.Requests < 1 || c.Requests > MaxRequests:
-		return fmt.Errorf("mu: Requests %d outside 1..%d", c.Requests, MaxRequests)
+	case !SlotsRange.Has(int64(c.Slots)):
+		return SlotsRange.Check("mu: Slots", int64(c.Slots))
+	case !RequestsRange.Has(int64(c.Requests)):
+		return RequestsRange.Check("mu: Requests", int64(c.Requests))
 	case c.Groups < 1:
 		return fmt.Errorf("mu: Groups %d must be at least 1", c.Groups)
 	case c.FirstGroup+uint64(c.Groups) > 1<<afm.VPgNBits:

@@ -30,10 +30,8 @@ func DefaultConfig() Config {
 }
 
 // Parameter ranges. The paper fixes none of them beyond its one design
-// point; they are the limits of this implementation. FaultCounterBits fixes
-// the largest threshold: the counter holds count-1 for a live record, and a
-// live record has a count below Threshold, so Threshold-2 must fit in the
-// counter.
+// point; they are the limits of this implementation, except the threshold's,
+// which is SPEC 8.3's (GRIT's threshold study uses 2, 4, 8 and 16).
 const (
 	MinSets = 2
 	// MaxSets keeps the unrolled reset of the generated tag store (one
@@ -46,9 +44,8 @@ const (
 	MaxVPNBits = 52 // a 64-bit virtual address with 4 KB pages
 	// MinThreshold is one: every fault then triggers at once.
 	MinThreshold = 1
-	// MaxThreshold is the largest threshold the 2-bit fault counter and
-	// the 2-bit count field of the PA-Table port can carry.
-	MaxThreshold = 1<<FaultCounterBits + 1
+	// MaxThreshold is SPEC 8.3's largest threshold.
+	MaxThreshold = 16
 )
 
 // Validate reports the first parameter outside its allowed range.
@@ -62,11 +59,20 @@ func (c Config) Validate() error {
 		return fmt.Errorf("pacache: VPNBits = %d is outside %d..%d (at least one tag bit above the %d index bits)",
 			c.VPNBits, c.IndexBits()+1, MaxVPNBits, c.IndexBits())
 	case c.Threshold < MinThreshold || c.Threshold > MaxThreshold:
-		return fmt.Errorf("pacache: Threshold = %d is outside %d..%d (the fault counter is %d bits)",
-			c.Threshold, MinThreshold, MaxThreshold, FaultCounterBits)
+		return fmt.Errorf("pacache: Threshold = %d is outside %d..%d", c.Threshold, MinThreshold, MaxThreshold)
 	}
 	return nil
 }
+
+// CountBits is CNT_W, the width of the fault counter and of the PA-Table
+// port's count fields (SPEC 8.3): max(1, clog2(Threshold)). The counter
+// holds count-1 for a live record, and a live record has a count below
+// Threshold, so Threshold-2 fits.
+func (c Config) CountBits() int { return max(1, bits.Len(uint(c.Threshold-1))) }
+
+// RespBits is RESP_W, the width of resp_count (SPEC 8.3):
+// clog2(Threshold+1), enough for a count of Threshold.
+func (c Config) RespBits() int { return bits.Len(uint(c.Threshold)) }
 
 // Entries is the number of cache entries, Sets x Ways.
 func (c Config) Entries() int { return c.Sets * c.Ways }

@@ -1,14 +1,14 @@
 package pacache
 
-// Entry is one PA-Cache line (SPEC 8.3: {valid, tag, R/W bit, 2-bit fault
-// counter, dirty}; GRIT Section V-C and Fig. 12).
+// Entry is one PA-Cache line (SPEC 8.3: {valid, tag, R/W bit, fault
+// counter of CNT_W bits, dirty}; GRIT Section V-C and Fig. 12).
 //
 // Faults holds the number of faults on the page since its record was last
 // deleted, minus one: a record is created by its first fault with the
 // counter at 00 (GRIT Section V-C: "fault counter (2 bits, initialized to
 // 00)"), and a record never holds a count that has reached the threshold,
-// because that fault deletes it. The 3-bit resp_count of the port is
-// therefore Faults+2 on a hit.
+// because that fault deletes it. The resp_count of the port is therefore
+// Faults+2 on a hit.
 //
 // Dirty marks a line that differs from its PA-Table record. Every fill is
 // followed by the fault's update (write-allocate), so a valid line is
@@ -19,23 +19,26 @@ type Entry struct {
 	Valid  bool
 	Dirty  bool
 	Write  bool  // R/W bit: the OR of the write bits of the counted faults
-	Faults uint8 // count-1, FaultCounterBits wide
+	Faults uint8 // count-1, Config.CountBits wide
 	Tag    uint64
 }
 
-// Packed layout of an Entry, least significant bit first. The fixed-width
-// fields sit at the bottom so their positions do not depend on the tag
-// width; the tag fills the bits from TagLo up (Config.EntryBits in all).
+// Packed layout of an Entry in the Go model's registers, least significant
+// bit first. The fixed-width fields sit at the bottom so their positions do
+// not depend on the tag width; the counter field is FaultCounterBits wide,
+// the widest CNT_W (THRESHOLD 16), and the tag fills the bits from TagLo up
+// (Config.EntryBits in all). grit_pa_cache's line has the same fields in
+// the same order with a counter of Config.CountBits.
 const (
 	ValidBit         = 0
 	DirtyBit         = 1
 	WriteBit         = 2
 	FaultsLo         = 3
-	FaultCounterBits = 2
+	FaultCounterBits = 4
 	TagLo            = FaultsLo + FaultCounterBits
 )
 
-// Pack is the entry as the bit vector the Verilog stores.
+// Pack is the entry as a bit vector of the layout above.
 func (e Entry) Pack() uint64 {
 	return b2u(e.Valid)<<ValidBit | b2u(e.Dirty)<<DirtyBit | b2u(e.Write)<<WriteBit |
 		uint64(e.Faults)<<FaultsLo | e.Tag<<TagLo

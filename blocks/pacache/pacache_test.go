@@ -38,8 +38,8 @@ func TestConfigValidation(t *testing.T) {
 		{func(c *Config) { c.Ways = 17 }, "Ways = 17 is outside 2..16"},
 		{func(c *Config) { c.VPNBits = 4 }, "VPNBits = 4 is outside 5..52"},
 		{func(c *Config) { c.VPNBits = 53 }, "VPNBits = 53 is outside 5..52"},
-		{func(c *Config) { c.Threshold = 0 }, "Threshold = 0 is outside 1..5"},
-		{func(c *Config) { c.Threshold = 8 }, "Threshold = 8 is outside 1..5"},
+		{func(c *Config) { c.Threshold = 0 }, "Threshold = 0 is outside 1..16"},
+		{func(c *Config) { c.Threshold = 17 }, "Threshold = 17 is outside 1..16"},
 	} {
 		c := DefaultConfig()
 		tc.mod(&c)
@@ -55,7 +55,23 @@ func TestEntryPackRoundTrip(t *testing.T) {
 	e := Entry{Valid: true, Dirty: false, Write: true, Faults: 2, Tag: 0xabcdef123}
 	assert.Equal(t, uint64(0xabcdef123)<<TagLo|2<<FaultsLo|1<<WriteBit|1<<ValidBit, e.Pack())
 	assert.Equal(t, e, UnpackEntry(e.Pack()))
-	assert.Equal(t, 5+32, DefaultConfig().EntryBits())
+	assert.Equal(t, 7+32, DefaultConfig().EntryBits())
+}
+
+// TestCounterWidths checks CNT_W = max(1, clog2(THRESHOLD)) and RESP_W =
+// clog2(THRESHOLD+1) of SPEC 8.3 at the thresholds of GRIT's study and the
+// ends of the range.
+func TestCounterWidths(t *testing.T) {
+	for _, tc := range []struct{ threshold, cnt, resp int }{
+		{1, 1, 1}, {2, 1, 2}, {3, 2, 2}, {4, 2, 3}, {5, 3, 3}, {8, 3, 4}, {9, 4, 4}, {16, 4, 5},
+	} {
+		c := DefaultConfig()
+		c.Threshold = tc.threshold
+		assert.Equal(t, tc.cnt, c.CountBits(), "CNT_W at THRESHOLD %d", tc.threshold)
+		assert.Equal(t, tc.resp, c.RespBits(), "RESP_W at THRESHOLD %d", tc.threshold)
+		assert.LessOrEqual(t, c.CountBits(), FaultCounterBits)
+		assert.LessOrEqual(t, c.RespBits(), RespCountBits)
+	}
 }
 
 func TestMissNotFound(t *testing.T) {

@@ -21,8 +21,9 @@ type Response struct {
 	Count   uint8 // faults since the record was last deleted, 1..Threshold
 }
 
-// RespCountBits is the width of resp_count (SPEC 8.3).
-const RespCountBits = 3
+// RespCountBits is the widest resp_count (SPEC 8.3: RESP_W at THRESHOLD
+// 16); Config.RespBits is the width at a configuration.
+const RespCountBits = 5
 
 // ResponseBits is the packed width of a Response.
 const ResponseBits = 2 + RespCountBits

@@ -34,7 +34,7 @@ func BenchmarkLinkSaturated(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			s := rtl.New(rtl.Options{SkipIdle: skip})
-			l, err := New(s, "pcie", DefaultConfig())
+			l, err := New(s, "pcie", DefaultConfig(), NewPorts(s, "pcie", DefaultConfig()))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,6 +1,10 @@
 package pcie
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/uvmmu/uvmmu/rtl"
+)
 
 // Config sizes one host link. Both directions share it.
 type Config struct {
@@ -33,6 +37,15 @@ const (
 	MaxPorts           = 1 << sourceBits
 )
 
+// The ranges Validate checks, for configuration layers that set these
+// parameters from their own keys.
+var (
+	BandwidthMBpsRange   = rtl.Range{Min: 1, Max: MaxBandwidthMBps}
+	ClockMHzRange        = rtl.Range{Min: 1, Max: MaxClockMHz}
+	RoundTripCyclesRange = rtl.Range{Min: 2, Max: MaxRoundTripCycles} // at least one cycle each way
+	MaxPacketBytesRange  = rtl.Range{Min: 1, Max: MaxPacketLimit}
+)
+
 // DefaultConfig is PCIe 3.0 x16 as in the UVMMU paper's Table I: 16 GB/s
 // per direction and a 1 us round trip at the 1481 MHz core clock, with 4 KB
 // packets (one page) and four clients per direction.
@@ -49,14 +62,14 @@ func DefaultConfig() Config {
 // Validate reports the first field outside its allowed range.
 func (c Config) Validate() error {
 	switch {
-	case c.BandwidthMBps < 1 || c.BandwidthMBps > MaxBandwidthMBps:
-		return fmt.Errorf("pcie: BandwidthMBps %d outside 1..%d", c.BandwidthMBps, MaxBandwidthMBps)
-	case c.ClockMHz < 1 || c.ClockMHz > MaxClockMHz:
-		return fmt.Errorf("pcie: ClockMHz %d outside 1..%d", c.ClockMHz, MaxClockMHz)
-	case c.RoundTripCycles < 2 || c.RoundTripCycles > MaxRoundTripCycles:
-		return fmt.Errorf("pcie: RoundTripCycles %d outside 2..%d", c.RoundTripCycles, MaxRoundTripCycles)
-	case c.MaxPacketBytes < 1 || c.MaxPacketBytes > MaxPacketLimit:
-		return fmt.Errorf("pcie: MaxPacketBytes %d outside 1..%d", c.MaxPacketBytes, MaxPacketLimit)
+	case !BandwidthMBpsRange.Has(int64(c.BandwidthMBps)):
+		return fmt.Errorf("pcie: BandwidthMBps %d outside %s", c.BandwidthMBps, BandwidthMBpsRange)
+	case !ClockMHzRange.Has(int64(c.ClockMHz)):
+		return fmt.Errorf("pcie: ClockMHz %d outside %s", c.ClockMHz, ClockMHzRange)
+	case !RoundTripCyclesRange.Has(int64(c.RoundTripCycles)):
+		return fmt.Errorf("pcie: RoundTripCycles %d outside %s", c.RoundTripCycles, RoundTripCyclesRange)
+	case !MaxPacketBytesRange.Has(int64(c.MaxPacketBytes)):
+		return MaxPacketBytesRange.Check("pcie: MaxPacketBytes", int64(c.MaxPacketBytes))
 	case c.Ports < 1 || c.Ports > MaxPorts:
 		return fmt.Errorf("pcie: Ports %d outside 1..%d", c.Ports, MaxPorts)
 	}

@@ -24,13 +24,12 @@ type Direction struct {
 
 	// In are the client ports. A packet with Bytes outside
 	// 1..MaxPacketBytes is accepted, dropped and recorded (see Err).
-	In []*rtl.Decoupled[Packet]
 	// Out[i] delivers the packets that entered on In[i], with Source set,
 	// all outputs together in the order the packets' last bytes arrived.
 	// The delay line is one buffer: an output held not ready holds every
 	// packet behind its head. Receivers that are always ready see the exact
 	// link timing.
-	Out []*rtl.Decoupled[Packet]
+	DirectionPorts
 
 	maxBytes  uint16
 	bandwidth uint64 // bucket units added per cycle
@@ -59,19 +58,16 @@ type Stats struct {
 	Packets, Bytes, WireCycles uint64
 }
 
-func newDirection(s *rtl.Sim, path string, cfg Config, delay uint64) *Direction {
+func newDirection(s *rtl.Sim, path string, cfg Config, delay uint64, p DirectionPorts) *Direction {
 	d := &Direction{
-		maxBytes:  uint16(cfg.MaxPacketBytes),
-		bandwidth: cfg.BandwidthMBps,
-		byteCost:  cfg.ClockMHz,
-		delay:     delay,
+		DirectionPorts: p,
+		maxBytes:       uint16(cfg.MaxPacketBytes),
+		bandwidth:      cfg.BandwidthMBps,
+		byteCost:       cfg.ClockMHz,
+		delay:          delay,
 		// At most one packet enters the delay line per cycle, so delay+1
 		// entries never hold up an always-ready receiver.
 		depth: uint32(delay) + 1,
-	}
-	for i := range cfg.Ports {
-		d.In = append(d.In, rtl.NewDecoupledOf[Packet](s, fmt.Sprintf("%s.in%d", path, i), PacketBits))
-		d.Out = append(d.Out, rtl.NewDecoupledOf[Packet](s, fmt.Sprintf("%s.out%d", path, i), PacketBits))
 	}
 	s.Add(d, path)
 	for i := range cfg.Ports {

@@ -22,7 +22,11 @@ func FuzzConfig(f *testing.F) {
 		if err == nil && rtt > 1<<12 {
 			t.Skip("valid, but a long delay line is slow to build for every input")
 		}
-		l, nerr := New(s, "pcie", cfg)
+		var p Ports
+		if err == nil {
+			p = NewPorts(s, "pcie", cfg)
+		}
+		l, nerr := New(s, "pcie", cfg, p)
 		if err != nil {
 			require.EqualError(t, nerr, err.Error())
 			return

@@ -110,7 +110,7 @@ type bench struct {
 
 func newBench(cfg Config, skip bool, h2d, d2h [][]offer) (*bench, error) {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
-	l, err := New(s, "pcie", cfg)
+	l, err := New(s, "pcie", cfg, NewPorts(s, "pcie", cfg))
 	if err != nil {
 		return nil, err
 	}

@@ -140,9 +140,14 @@ func TestConfigValidate(t *testing.T) {
 		cfg := DefaultConfig()
 		tc.edit(&cfg)
 		require.EqualError(t, cfg.Validate(), tc.want)
-		_, err := New(rtl.New(rtl.Options{}), "pcie", cfg)
+		_, err := New(rtl.New(rtl.Options{}), "pcie", cfg, Ports{})
 		require.EqualError(t, err, tc.want)
 	}
+	s := rtl.New(rtl.Options{})
+	cfg := DefaultConfig()
+	cfg.Ports = 2
+	_, err := New(s, "pcie", DefaultConfig(), NewPorts(s, "pcie", cfg))
+	require.EqualError(t, err, "pcie: 2 input and 2 output ports for a link of 4 ports")
 }
 
 // randomTraffic is bursts of packets of random sizes and gaps on every port

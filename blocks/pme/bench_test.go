@@ -30,16 +30,16 @@ func (w *swapper) Eval() {
 
 func BenchmarkSwapStream(b *testing.B) {
 	s := rtl.New(rtl.Options{SkipIdle: true})
-	l, err := pcie.New(s, "pcie", pcie.DefaultConfig())
+	l, err := pcie.New(s, "pcie", pcie.DefaultConfig(), pcie.NewPorts(s, "pcie", pcie.DefaultConfig()))
 	if err != nil {
 		b.Fatal(err)
 	}
 	cfg := DefaultConfig()
-	e, err := New(s, "pme", cfg, l.D2H.In[0], l.H2D.Out[0])
+	e, err := New(s, "pme", cfg, NewPorts(s, "pme", l.D2H.In[0], l.H2D.Out[0]))
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := NewHostDMA(s, "host.dma", cfg, l.D2H.Out[0], l.H2D.In[0]); err != nil {
+	if _, err := NewHostDMA(s, "host.dma", cfg, HostPorts{In: l.D2H.Out[0], Out: l.H2D.In[0]}); err != nil {
 		b.Fatal(err)
 	}
 	w := &swapper{e: e}

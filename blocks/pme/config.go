@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/uvmmu/uvmmu/blocks/pcie"
+	"github.com/uvmmu/uvmmu/rtl"
 )
 
 // Config sizes the Page Migration Engine and its host-side DMA responder.
@@ -37,6 +38,9 @@ const (
 	MaxHostLatency = 1 << 20
 )
 
+// SetupCyclesRange is the SetupCycles Validate allows.
+var SetupCyclesRange = rtl.Range{Min: 2, Max: MaxSetupCycles}
+
 // DefaultConfig: 16 commands in flight; up to 512 pages per command, the
 // 2 MB unit of the UM baseline's tree prefetcher and LRU eviction
 // (UVMSmart paper Sections II-B and II-C); 4 KB pages (SPEC 2); 16 B requests, one four-doubleword PCIe TLP header;
@@ -64,8 +68,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("pme: RequestBytes %d outside 1..PageBytes (%d)", c.RequestBytes, c.PageBytes)
 	case c.ReadTags < 1 || c.ReadTags > MaxReadTags:
 		return fmt.Errorf("pme: ReadTags %d outside 1..%d", c.ReadTags, MaxReadTags)
-	case c.SetupCycles < 2 || c.SetupCycles > MaxSetupCycles:
-		return fmt.Errorf("pme: SetupCycles %d outside 2..%d", c.SetupCycles, MaxSetupCycles)
+	case !SetupCyclesRange.Has(int64(c.SetupCycles)):
+		return SetupCyclesRange.Check("pme: SetupCycles", int64(c.SetupCycles))
 	case c.HostLatency < 0 || c.HostLatency > MaxHostLatency:
 		return fmt.Errorf("pme: HostLatency %d outside 0..%d", c.HostLatency, MaxHostLatency)
 	}

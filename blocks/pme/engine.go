@@ -14,11 +14,7 @@ import (
 // an event stage that reports progress.
 type Engine struct {
 	rtl.Base
-
-	Cmd      *rtl.Decoupled[Command]     // commands in; Ready while a slot is free
-	Events   *rtl.Decoupled[Event]       // progress out, one event per cycle
-	ToHost   *rtl.Decoupled[pcie.Packet] // to the device-to-host direction
-	FromHost *rtl.Decoupled[pcie.Packet] // from the host-to-device direction; always ready
+	Ports
 
 	cfg Config
 
@@ -46,21 +42,34 @@ type Engine struct {
 	errCmd  *rtl.Reg[Command]
 }
 
-// New builds an engine under path that sends on toHost (a device-to-host
-// input port of the link, In[i]) and receives its answers on fromHost (the
-// host-to-device output of the port the host answers on, Out[j]). Call
-// Config.CheckLink to make sure the link carries whole pages.
-func New(s *rtl.Sim, path string, cfg Config, toHost, fromHost *rtl.Decoupled[pcie.Packet]) (*Engine, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	e := &Engine{
+// Ports are the engine's ports.
+type Ports struct {
+	Cmd      *rtl.Decoupled[Command]     // commands in; Ready while a slot is free
+	Events   *rtl.Decoupled[Event]       // progress out, one event per cycle
+	ToHost   *rtl.Decoupled[pcie.Packet] // to the device-to-host direction
+	FromHost *rtl.Decoupled[pcie.Packet] // from the host-to-device direction; always ready
+}
+
+// NewPorts makes the command and event channels of an engine named path
+// (path.cmd, path.events) and connects it to the link: toHost is a
+// device-to-host input port of the link (In[i]), fromHost the
+// host-to-device output of the port the host answers on (Out[j]).
+func NewPorts(s *rtl.Sim, path string, toHost, fromHost *rtl.Decoupled[pcie.Packet]) Ports {
+	return Ports{
 		Cmd:      rtl.NewDecoupledOf[Command](s, path+".cmd", CommandBits),
 		Events:   rtl.NewDecoupledOf[Event](s, path+".events", EventBits),
 		ToHost:   toHost,
 		FromHost: fromHost,
-		cfg:      cfg,
 	}
+}
+
+// New builds an engine under path on ports p. Call Config.CheckLink to
+// make sure the link carries whole pages.
+func New(s *rtl.Sim, path string, cfg Config, p Ports) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Engine{Ports: p, cfg: cfg}
 	s.Add(e, path)
 	b, n := &e.Base, cfg.Slots
 	e.busy = rtl.NewVec[uint8](b, "busy", n, 1, 0)

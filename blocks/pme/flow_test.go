@@ -120,17 +120,17 @@ func (c *control) Eval() {
 // docs/platform.md with the real link, TLB, GMMU and engine.
 func TestMigrationTimeline(t *testing.T) {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: true})
-	tl, err := tlb.New(s, "sm0.l1tlb", tlb.DefaultL1Config())
+	tl, err := tlb.New(s, "sm0.l1tlb", tlb.DefaultL1Config(), tlb.NewPorts(s, "sm0.l1tlb"))
 	require.NoError(t, err)
 	gcfg := ptw.DefaultConfig()
 	gcfg.Pages = 1024
-	g, err := ptw.New(s, "gmmu", gcfg)
+	g, err := ptw.New(s, "gmmu", gcfg, ptw.NewPorts(s, "gmmu"))
 	require.NoError(t, err)
-	link, err := pcie.New(s, "pcie", pcie.DefaultConfig())
+	link, err := pcie.New(s, "pcie", pcie.DefaultConfig(), pcie.NewPorts(s, "pcie", pcie.DefaultConfig()))
 	require.NoError(t, err)
-	e, err := pme.New(s, "pme", pme.DefaultConfig(), link.D2H.In[0], link.H2D.Out[0])
+	e, err := pme.New(s, "pme", pme.DefaultConfig(), pme.NewPorts(s, "pme", link.D2H.In[0], link.H2D.Out[0]))
 	require.NoError(t, err)
-	_, err = pme.NewHostDMA(s, "host.dma", pme.DefaultConfig(), link.D2H.Out[0], link.H2D.In[0])
+	_, err = pme.NewHostDMA(s, "host.dma", pme.DefaultConfig(), pme.HostPorts{In: link.D2H.Out[0], Out: link.H2D.In[0]})
 	require.NoError(t, err)
 	c := newControl(s, tl, g, e)
 	const vpn = 0x123

@@ -45,12 +45,12 @@ func (m *writeMonitor) Eval() {
 
 func TestSwapPageWaitsForItsVictimPage(t *testing.T) {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: true})
-	l, err := pcie.New(s, "pcie", pcie.DefaultConfig())
+	l, err := pcie.New(s, "pcie", pcie.DefaultConfig(), pcie.NewPorts(s, "pcie", pcie.DefaultConfig()))
 	require.NoError(t, err)
 	cfg := DefaultConfig()
-	e, err := New(s, "pme", cfg, l.D2H.In[0], l.H2D.Out[0])
+	e, err := New(s, "pme", cfg, NewPorts(s, "pme", l.D2H.In[0], l.H2D.Out[0]))
 	require.NoError(t, err)
-	_, err = NewHostDMA(s, "host.dma", cfg, l.D2H.Out[0], l.H2D.In[0])
+	_, err = NewHostDMA(s, "host.dma", cfg, HostPorts{In: l.D2H.Out[0], Out: l.H2D.In[0]})
 	require.NoError(t, err)
 	r := &rival{in: l.D2H.In[1], out: l.D2H.Out[1]}
 	s.Add(r, "tb.rival")

@@ -14,9 +14,7 @@ import (
 // HostLatency after their request arrived.
 type HostDMA struct {
 	rtl.Base
-
-	In  *rtl.Decoupled[pcie.Packet] // the engine's packets, from the device-to-host output
-	Out *rtl.Decoupled[pcie.Packet] // answers, to a host-to-device input port
+	HostPorts
 
 	cfg Config
 
@@ -24,18 +22,24 @@ type HostDMA struct {
 	writes  *rtl.Reg[uint64]       // victim pages absorbed
 }
 
-// NewHostDMA builds the responder under path between in and out.
-func NewHostDMA(s *rtl.Sim, path string, cfg Config, in, out *rtl.Decoupled[pcie.Packet]) (*HostDMA, error) {
+// HostPorts are the responder's ports, both the link's: it owns none.
+type HostPorts struct {
+	In  *rtl.Decoupled[pcie.Packet] // the engine's packets, from the device-to-host output
+	Out *rtl.Decoupled[pcie.Packet] // answers, to a host-to-device input port
+}
+
+// NewHostDMA builds the responder under path on ports p.
+func NewHostDMA(s *rtl.Sim, path string, cfg Config, p HostPorts) (*HostDMA, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	h := &HostDMA{In: in, Out: out, cfg: cfg}
+	h := &HostDMA{HostPorts: p, cfg: cfg}
 	s.Add(h, path)
 	b := &h.Base
 	h.answers = rtl.NewRingOf[pcie.Packet](b, "answers", cfg.ReadTags, pcie.PacketBits, true)
 	h.writes = rtl.NewReg[uint64](b, "writes", 64, 0)
-	in.Consumer(b)
-	out.Producer(b)
+	p.In.Consumer(b)
+	p.Out.Producer(b)
 	return h, nil
 }
 

@@ -90,12 +90,12 @@ func newBench(t *testing.T, cfg Config, skip bool, cmds []timedCommand) *bench {
 // permuted by rng, when given.
 func newShuffledBench(t *testing.T, cfg Config, skip bool, cmds []timedCommand, rng *rand.Rand) *bench {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
-	l, err := pcie.New(s, "pcie", pcie.DefaultConfig())
+	l, err := pcie.New(s, "pcie", pcie.DefaultConfig(), pcie.NewPorts(s, "pcie", pcie.DefaultConfig()))
 	require.NoError(t, err)
 	require.NoError(t, cfg.CheckLink(l.Config()))
-	e, err := New(s, "pme", cfg, l.D2H.In[0], l.H2D.Out[0])
+	e, err := New(s, "pme", cfg, NewPorts(s, "pme", l.D2H.In[0], l.H2D.Out[0]))
 	require.NoError(t, err)
-	h, err := NewHostDMA(s, "host.dma", cfg, l.D2H.Out[0], l.H2D.In[0])
+	h, err := NewHostDMA(s, "host.dma", cfg, HostPorts{In: l.D2H.Out[0], Out: l.H2D.In[0]})
 	require.NoError(t, err)
 	b := &bench{sim: s, link: l, engine: e, host: h, tb: newIssuer(s, e, cmds)}
 	if rng != nil {

@@ -29,7 +29,7 @@ func BenchmarkWalkerPoolSaturated(b *testing.B) {
 	s := rtl.New(rtl.Options{SkipIdle: true})
 	cfg := DefaultConfig()
 	cfg.Pages = 4096
-	g, err := New(s, "gmmu", cfg)
+	g, err := New(s, "gmmu", cfg, NewPorts(s, "gmmu"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package ptw
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/uvmmu/uvmmu/rtl"
+)
 
 // Config sizes the GMMU walk queue, walker pool, page-walk cache and the
 // page table's managed range.
@@ -24,6 +28,14 @@ const (
 	MaxPages        = 1 << 24 // 64 GB of 4 KB pages; the table is held in memory
 )
 
+// The ranges Validate checks, for configuration layers that set these
+// parameters from their own keys.
+var (
+	WalkersRange      = rtl.Range{Min: 1, Max: MaxWalkers}
+	QueueDepthRange   = rtl.Range{Min: 1, Max: MaxQueueDepth}
+	LevelLatencyRange = rtl.Range{Min: 1, Max: MaxLevelLatency}
+)
+
 // DefaultConfig is the UVMMU system: 64 page-table walkers (UVMMU Table I),
 // a single 100-cycle access per walk (UVMSmart Table I, page-table walk
 // latency 100 core cycles), no page-walk cache, and a 64-entry walk queue
@@ -43,14 +55,14 @@ func GRITConfig() Config {
 // Validate reports the first field outside its allowed range.
 func (c Config) Validate() error {
 	switch {
-	case c.Walkers < 1 || c.Walkers > MaxWalkers:
-		return fmt.Errorf("ptw: Walkers %d outside 1..%d", c.Walkers, MaxWalkers)
-	case c.QueueDepth < 1 || c.QueueDepth > MaxQueueDepth:
-		return fmt.Errorf("ptw: QueueDepth %d outside 1..%d", c.QueueDepth, MaxQueueDepth)
+	case !WalkersRange.Has(int64(c.Walkers)):
+		return WalkersRange.Check("ptw: Walkers", int64(c.Walkers))
+	case !QueueDepthRange.Has(int64(c.QueueDepth)):
+		return QueueDepthRange.Check("ptw: QueueDepth", int64(c.QueueDepth))
 	case c.Levels < 1 || c.Levels > MaxLevels:
 		return fmt.Errorf("ptw: Levels %d outside 1..%d", c.Levels, MaxLevels)
-	case c.LevelLatency < 1 || c.LevelLatency > MaxLevelLatency:
-		return fmt.Errorf("ptw: LevelLatency %d outside 1..%d", c.LevelLatency, MaxLevelLatency)
+	case !LevelLatencyRange.Has(int64(c.LevelLatency)):
+		return LevelLatencyRange.Check("ptw: LevelLatency", int64(c.LevelLatency))
 	case c.PWCEntries < 0 || c.PWCEntries > MaxPWCEntries:
 		return fmt.Errorf("ptw: PWCEntries %d outside 0..%d", c.PWCEntries, MaxPWCEntries)
 	case c.Pages < 1 || c.Pages > MaxPages:

@@ -21,7 +21,7 @@ func FuzzConfig(f *testing.F) {
 			t.Skip("valid, but large; slow to build and run for every input")
 		}
 		s := rtl.New(rtl.Options{Checked: true, SkipIdle: true})
-		g, nerr := New(s, "gmmu", cfg)
+		g, nerr := New(s, "gmmu", cfg, NewPorts(s, "gmmu"))
 		if err != nil {
 			require.EqualError(t, nerr, err.Error())
 			return

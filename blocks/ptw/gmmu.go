@@ -29,10 +29,7 @@ type Stats struct {
 // the page table they walk.
 type GMMU struct {
 	rtl.Base
-
-	Req    *rtl.Decoupled[Walk] // walk requests in
-	Resp   PTEPort[Walk]        // results out: the request and its leaf PTE
-	Update PTEPort[uint64]      // page-table writes in: VPN + new PTE; always ready
+	Ports
 
 	cfg   Config
 	depth uint32
@@ -84,18 +81,28 @@ type GMMU struct {
 
 const tableRead, tableWrite = 0, 1
 
-// New builds a GMMU under path with its ports.
-func New(s *rtl.Sim, path string, cfg Config) (*GMMU, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	g := &GMMU{
+// Ports are the GMMU's wires.
+type Ports struct {
+	Req    *rtl.Decoupled[Walk] // walk requests in
+	Resp   PTEPort[Walk]        // results out: the request and its leaf PTE
+	Update PTEPort[uint64]      // page-table writes in: VPN + new PTE; always ready
+}
+
+// NewPorts makes the wires under path (path.req, path.resp, path.update).
+func NewPorts(s *rtl.Sim, path string) Ports {
+	return Ports{
 		Req:    rtl.NewDecoupledOf[Walk](s, path+".req", WalkBits),
 		Resp:   PTEPort[Walk]{rtl.NewDecoupledOf[Walk](s, path+".resp", WalkBits), rtl.NewWire[pte.PTE](s, path+".resp.pte", 64)},
 		Update: PTEPort[uint64]{rtl.NewDecoupled[uint64](s, path+".update", pte.VPNBits), rtl.NewWire[pte.PTE](s, path+".update.pte", 64)},
-		cfg:    cfg,
-		depth:  uint32(cfg.QueueDepth),
 	}
+}
+
+// New builds a GMMU under path on ports p (NewPorts).
+func New(s *rtl.Sim, path string, cfg Config, p Ports) (*GMMU, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	g := &GMMU{Ports: p, cfg: cfg, depth: uint32(cfg.QueueDepth)}
 	s.Add(g, path)
 	b := &g.Base
 	q, w := cfg.QueueDepth, cfg.Walkers

@@ -162,7 +162,7 @@ type bench struct {
 // blocks are also evaluated in a shuffled order.
 func newBench(t *testing.T, cfg Config, skip bool, reqs []request, ups []update, stall func(uint64) bool) *bench {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
-	g, err := New(s, "gmmu", cfg)
+	g, err := New(s, "gmmu", cfg, NewPorts(s, "gmmu"))
 	require.NoError(t, err)
 	b := &bench{sim: s, gmmu: g, req: newRequester(s, g.Req, reqs), sink: newSink(s, g.Resp, stall)}
 	b.upd = newUpdater(s, g.Update, ups)
@@ -326,7 +326,7 @@ func TestConfigValidate(t *testing.T) {
 		cfg := DefaultConfig()
 		tc.edit(&cfg)
 		require.EqualError(t, cfg.Validate(), tc.want)
-		_, err := New(rtl.New(rtl.Options{}), "gmmu", cfg)
+		_, err := New(rtl.New(rtl.Options{}), "gmmu", cfg, Ports{})
 		require.EqualError(t, err, tc.want)
 	}
 	require.NoError(t, GRITConfig().Validate())

@@ -38,7 +38,7 @@ func (w *sweeper) Eval() {
 
 func BenchmarkL1LookupEveryCycle(b *testing.B) {
 	s := rtl.New(rtl.Options{SkipIdle: true})
-	tl, err := New(s, "tlb", DefaultL1Config())
+	tl, err := New(s, "tlb", DefaultL1Config(), NewPorts(s, "tlb"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package tlb
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/uvmmu/uvmmu/rtl"
 )
 
 // Config sizes a TLB.
@@ -19,6 +21,13 @@ const (
 	MaxWays       = 1 << 10
 	MaxEntries    = 1 << 16
 	MaxHitLatency = 1 << 10
+)
+
+// The ranges Validate checks, for configuration layers that set these
+// parameters from their own keys.
+var (
+	WaysRange       = rtl.Range{Min: 1, Max: MaxWays}
+	HitLatencyRange = rtl.Range{Min: 1, Max: MaxHitLatency}
 )
 
 // DefaultL1Config is the per-SM L1 TLB of the UVMMU paper's Table I: 128
@@ -39,12 +48,12 @@ func (c Config) Validate() error {
 	switch {
 	case c.Sets < 1 || c.Sets > MaxSets || bits.OnesCount(uint(c.Sets)) != 1:
 		return fmt.Errorf("tlb: Sets %d must be a power of two in 1..%d", c.Sets, MaxSets)
-	case c.Ways < 1 || c.Ways > MaxWays:
-		return fmt.Errorf("tlb: Ways %d outside 1..%d", c.Ways, MaxWays)
+	case !WaysRange.Has(int64(c.Ways)):
+		return WaysRange.Check("tlb: Ways", int64(c.Ways))
 	case c.Entries() > MaxEntries:
 		return fmt.Errorf("tlb: Sets %d x Ways %d = %d entries exceeds %d", c.Sets, c.Ways, c.Entries(), MaxEntries)
-	case c.HitLatency < 1 || c.HitLatency > MaxHitLatency:
-		return fmt.Errorf("tlb: HitLatency %d outside 1..%d", c.HitLatency, MaxHitLatency)
+	case !HitLatencyRange.Has(int64(c.HitLatency)):
+		return HitLatencyRange.Check("tlb: HitLatency", int64(c.HitLatency))
 	}
 	return nil
 }

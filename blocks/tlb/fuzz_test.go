@@ -21,7 +21,7 @@ func FuzzConfig(f *testing.F) {
 			t.Skip("valid, but a large TLB is slow to build for every input")
 		}
 		s := rtl.New(rtl.Options{Checked: true, SkipIdle: true})
-		tl, nerr := New(s, "tlb", cfg)
+		tl, nerr := New(s, "tlb", cfg, NewPorts(s, "tlb"))
 		if err != nil {
 			require.EqualError(t, nerr, err.Error())
 			return

@@ -102,3 +102,25 @@ func (v Invalidate) Pack() uint64 {
 	}
 	return p
 }
+
+// Ports are the TLB's wires.
+type Ports struct {
+	Req      *rtl.Decoupled[Lookup]     // lookups in, one per cycle
+	Resp     ResponsePort               // results out, HitLatency cycles later
+	Fill     FillPort                   // translations in, one per cycle, always ready
+	Inval    *rtl.Decoupled[Invalidate] // shootdowns in
+	InvalAck *rtl.Decoupled[Invalidate] // one per shootdown, once the entry is gone
+	Frozen   *rtl.Wire[bool]            // in: while high, a missing lookup is Refused
+}
+
+// NewPorts makes the wires under path (path.req, path.resp, ...).
+func NewPorts(s *rtl.Sim, path string) Ports {
+	return Ports{
+		Req:      rtl.NewDecoupledOf[Lookup](s, path+".req", LookupBits),
+		Resp:     ResponsePort{rtl.NewDecoupledOf[Response](s, path+".resp", ResponseBits), rtl.NewWire[pte.PTE](s, path+".resp.pte", 64)},
+		Fill:     FillPort{rtl.NewDecoupled[uint64](s, path+".fill", pte.VPNBits), rtl.NewWire[pte.PTE](s, path+".fill.pte", 64)},
+		Inval:    rtl.NewDecoupledOf[Invalidate](s, path+".inval", InvalidateBits),
+		InvalAck: rtl.NewDecoupledOf[Invalidate](s, path+".inval_ack", InvalidateBits),
+		Frozen:   rtl.NewBit(s, path+".frozen"),
+	}
+}

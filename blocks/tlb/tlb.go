@@ -15,17 +15,10 @@ type Stats struct {
 // set; one set of Ways entries makes it fully associative.
 type TLB struct {
 	rtl.Base
-
-	Req      *rtl.Decoupled[Lookup]     // lookups in, one per cycle
-	Resp     ResponsePort               // results out, HitLatency cycles later
-	Fill     FillPort                   // translations in, one per cycle, always ready
-	Inval    *rtl.Decoupled[Invalidate] // shootdowns in
-	InvalAck *rtl.Decoupled[Invalidate] // one per shootdown, once the entry is gone
-	Frozen   *rtl.Wire[bool]            // in: while high, a missing lookup is Refused
+	Ports
 
 	cfg     Config
 	setMask uint64
-	depth   uint32
 
 	tag   *rtl.Vec[uint64]  // per way: valid<<VPNBits | VPN
 	entry *rtl.Vec[pte.PTE] // per way
@@ -35,12 +28,11 @@ type TLB struct {
 	// is zero a fill needs no search for a free way.
 	invalid *rtl.Reg[uint32]
 
-	out    *rtl.Vec[Response] // response ring, HitLatency+1 deep
-	outPTE *rtl.Vec[pte.PTE]
-	due    *rtl.Vec[uint64]
-	head   *rtl.Reg[uint32]
-	tail   *rtl.Reg[uint32]
-	count  *rtl.Reg[uint32]
+	// The response delay line, HitLatency+1 deep: each lookup's response
+	// and its PTE, pushed and popped together, the response timed to
+	// appear HitLatency cycles after its lookup.
+	out    *rtl.Ring[Response]
+	outPTE *rtl.Ring[pte.PTE]
 
 	ackPending *rtl.Reg[bool]
 	ack        *rtl.Reg[Invalidate]
@@ -61,22 +53,12 @@ type TLB struct {
 
 const validTag = uint64(1) << pte.VPNBits
 
-// New builds a TLB under path with its ports.
-func New(s *rtl.Sim, path string, cfg Config) (*TLB, error) {
+// New builds a TLB under path on ports p (NewPorts).
+func New(s *rtl.Sim, path string, cfg Config, p Ports) (*TLB, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	t := &TLB{
-		Req:      rtl.NewDecoupledOf[Lookup](s, path+".req", LookupBits),
-		Resp:     ResponsePort{rtl.NewDecoupledOf[Response](s, path+".resp", ResponseBits), rtl.NewWire[pte.PTE](s, path+".resp.pte", 64)},
-		Fill:     FillPort{rtl.NewDecoupled[uint64](s, path+".fill", pte.VPNBits), rtl.NewWire[pte.PTE](s, path+".fill.pte", 64)},
-		Inval:    rtl.NewDecoupledOf[Invalidate](s, path+".inval", InvalidateBits),
-		InvalAck: rtl.NewDecoupledOf[Invalidate](s, path+".inval_ack", InvalidateBits),
-		Frozen:   rtl.NewBit(s, path+".frozen"),
-		cfg:      cfg,
-		setMask:  uint64(cfg.Sets - 1),
-		depth:    uint32(cfg.HitLatency + 1),
-	}
+	t := &TLB{Ports: p, cfg: cfg, setMask: uint64(cfg.Sets - 1)}
 	s.Add(t, path)
 	n := cfg.Entries()
 	t.tag = rtl.NewVec[uint64](&t.Base, "tag", n, pte.VPNBits+1, 0)
@@ -87,13 +69,8 @@ func New(s *rtl.Sim, path string, cfg Config) (*TLB, error) {
 	t.used = rtl.NewVec[uint64](&t.Base, "used", n, 64, 0)
 	t.clock = rtl.NewReg[uint64](&t.Base, "clock", 64, 1)
 	t.invalid = rtl.NewReg(&t.Base, "invalid", 27, uint32(n))
-	d := int(t.depth)
-	t.out = rtl.NewVecOf(&t.Base, "out", d, ResponseBits, Response{})
-	t.outPTE = rtl.NewVec[pte.PTE](&t.Base, "out_pte", d, 64, 0)
-	t.due = rtl.NewVec[uint64](&t.Base, "due", d, 64, 0)
-	t.head = rtl.NewReg[uint32](&t.Base, "head", 11, 0)
-	t.tail = rtl.NewReg[uint32](&t.Base, "tail", 11, 0)
-	t.count = rtl.NewReg[uint32](&t.Base, "count", 11, 0)
+	t.out = rtl.NewRingOf[Response](&t.Base, "out", cfg.HitLatency+1, ResponseBits, true)
+	t.outPTE = rtl.NewRing[pte.PTE](&t.Base, "out_pte", cfg.HitLatency+1, 64, false)
 	t.ackPending = rtl.NewFlag(&t.Base, "ack_pending", false)
 	t.ack = rtl.NewRegOf(&t.Base, "ack", InvalidateBits, Invalidate{})
 	t.hits = rtl.NewReg[uint64](&t.Base, "hits", 64, 0)
@@ -117,17 +94,16 @@ func (t *TLB) Config() Config { return t.cfg }
 // Drive presents the response ring's head once due, the pending
 // shootdown acknowledgement, and the ports' readiness.
 func (t *TLB) Drive() {
-	t.Req.Ready.Set(t.count.Q() < t.depth)
+	t.Req.Ready.Set(!t.out.Full())
 	t.Fill.Ready.Set(true)
 	t.Inval.Ready.Set(!t.ackPending.Q())
 	t.InvalAck.Valid.Set(t.ackPending.Q())
 	t.InvalAck.Bits.Set(t.ack.Q())
-	h := int(t.head.Q())
-	ready := t.count.Q() > 0 && t.due.At(h).Q() <= t.Now()
+	ready := t.out.Len() > 0 && t.out.HeadDue() <= t.Now()
 	t.Resp.Valid.Set(ready)
 	if ready {
-		t.Resp.Bits.Set(t.out.At(h).Q())
-		t.Resp.PTE.Set(t.outPTE.At(h).Q())
+		t.Resp.Bits.Set(t.out.Head())
+		t.Resp.PTE.Set(t.outPTE.Head())
 	}
 }
 
@@ -184,11 +160,13 @@ func (t *TLB) Eval() {
 	stamp := t.clock.Q()
 
 	hitWay := -1
-	if t.Req.Fire() {
+	push := t.Req.Fire()
+	var r Response
+	var e pte.PTE
+	if push {
 		active = true
 		l := t.Req.Bits.Get()
-		r := Response{VPN: l.VPN, Requester: l.Requester, Write: l.Write, Status: Miss}
-		var e pte.PTE
+		r = Response{VPN: l.VPN, Requester: l.Requester, Write: l.Write, Status: Miss}
 		// A store that finds a read-only entry misses, as a protection
 		// fault would: it walks the page table and reaches the policy
 		// that owns the page (a zero-copy mapping is read-only, UVMSmart
@@ -206,11 +184,6 @@ func (t *TLB) Eval() {
 		default:
 			t.misses.Set(t.misses.Q() + 1)
 		}
-		tl := int(t.tail.Q())
-		t.out.At(tl).Set(r)
-		t.outPTE.At(tl).Set(e)
-		t.due.At(tl).Set(now + uint64(t.cfg.HitLatency))
-		t.tail.Set(t.wrap(uint32(tl) + 1))
 	}
 
 	var inv Invalidate
@@ -264,21 +237,13 @@ func (t *TLB) Eval() {
 	}
 
 	pop := t.Resp.Fire()
-	if pop {
-		active = true
-		t.head.Set(t.wrap(t.head.Q() + 1))
-	}
-	if push := t.Req.Fire(); push != pop {
-		if push {
-			t.count.Set(t.count.Q() + 1)
-		} else {
-			t.count.Set(t.count.Q() - 1)
-		}
-	}
+	active = active || pop
+	t.out.Update(push, r, now+uint64(t.cfg.HitLatency), pop)
+	t.outPTE.Update(push, e, 0, pop)
 
 	if !active {
-		if h := int(t.head.Q()); t.count.Q() > 0 && t.due.At(h).Q() > now {
-			t.SleepUntil(t.due.At(h).Q())
+		if t.out.Len() > 0 && t.out.HeadDue() > now {
+			t.SleepUntil(t.out.HeadDue())
 		} else {
 			t.Sleep()
 		}
@@ -307,13 +272,6 @@ func (t *TLB) shoot(inv Invalidate, fillWay int) uint32 {
 	t.ack.Set(inv)
 	t.ackPending.Set(true)
 	return uint32(n)
-}
-
-func (t *TLB) wrap(i uint32) uint32 {
-	if i == t.depth {
-		return 0
-	}
-	return i
 }
 
 // Probe reads the entry for vpn between cycles, for invariant checkers and

@@ -26,7 +26,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 
 func newHarnessWith(t *testing.T, cfg Config, skip bool) *harness {
 	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
-	tl, err := New(s, "tlb", cfg)
+	tl, err := New(s, "tlb", cfg, NewPorts(s, "tlb"))
 	require.NoError(t, err)
 	s.Reset()
 	h := &harness{t: t, sim: s, tlb: tl}
@@ -296,7 +296,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Sets: 1024, Ways: 128, HitLatency: 1}, "tlb: Sets 1024 x Ways 128 = 131072 entries exceeds 65536"},
 	} {
 		require.EqualError(t, tc.cfg.Validate(), tc.want)
-		_, err := New(rtl.New(rtl.Options{}), "tlb", tc.cfg)
+		_, err := New(rtl.New(rtl.Options{}), "tlb", tc.cfg, Ports{})
 		require.EqualError(t, err, tc.want)
 	}
 	for _, c := range []Config{DefaultL1Config(), GRITL1Config(), GRITL2Config()} {

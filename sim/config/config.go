@@ -3,10 +3,13 @@
 // constructor, TOML file loading, dotted-key overrides, range validation and
 // the exact conversions from physical units to core cycles.
 //
-// Every field carries its TOML key and its allowed range in struct tags
-// (`min`/`max` for numbers, `oneof` for names). Validate, the `--set`
-// override path and `uvmsim list` all read those tags, so a field's name and
-// range are written down once.
+// Every field carries its TOML key in a struct tag and its allowed values
+// in another: `limit` names the block parameter the key sets, whose range
+// the block exports and checks itself (blockLimits); `min`/`max` bound a
+// key no block bounds; `oneof` lists names. Validate, the `--set` override
+// path and `uvmsim list` all read those tags, so a key's name and range are
+// written down once, and the configuration accepts exactly what the blocks
+// do.
 package config
 
 import (
@@ -33,39 +36,42 @@ type Run struct {
 	Workload   string  `toml:"workload" doc:"built-in workload name (see uvmsim list)"`
 	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,uvmmu" doc:"migration policy"`
 	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in whole 2 MB regions (SPEC 2), the whole footprint at 100"`
-	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier"`
-	Seed       uint64  `toml:"seed" min:"0" max:"18446744073709551615" doc:"seed of every random choice (workload, LFSR seed derivation)"`
+	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier (the footprint must fit memory.capacity_gb and the GMMU's 64 GB page table)"`
+	Seed       uint64  `toml:"seed" min:"0" max:"9223372036854775807" doc:"seed of every random choice (workload, LFSR seed derivation); a TOML integer, so at most 2^63-1 in a file, with --set and --seed alike"`
 	GraphFile  string  `toml:"graph_file" doc:"Rodinia-format graph for bfs (empty: generated)"`
 	Threads    int     `toml:"threads" min:"1" max:"64" doc:"goroutines that evaluate the blocks of each cycle (results are identical at any count)"`
+	// MaxMemoryGB bounds the simulator's own memory, not the simulated
+	// machine's: it never changes a result.
+	MaxMemoryGB float64 `toml:"max_memory_gb" min:"0" max:"1048576" doc:"host memory a run may take, predicted before it starts (GiB); 0: the machine's physical memory"`
 }
 
 // GPU is the core and translation configuration (UVMMU paper Table I).
 type GPU struct {
-	ClockMHz       int    `toml:"clock_mhz" min:"1" max:"10000" doc:"core clock; every latency is converted to these cycles"`
+	ClockMHz       int    `toml:"clock_mhz" limit:"pcie.ClockMHz" doc:"core clock; every latency is converted to these cycles"`
 	SMs            int    `toml:"sms" min:"1" max:"63" doc:"streaming multiprocessors (the walk arbiter and shootdown masks are 64 bits)"`
-	WarpsPerSM     int    `toml:"warps_per_sm" min:"1" max:"64" doc:"occupancy limit in warps per SM"`
+	WarpsPerSM     int    `toml:"warps_per_sm" limit:"gpu.Warps" doc:"occupancy limit in warps per SM"`
 	Scheduler      string `toml:"scheduler" oneof:"gto,lrr" doc:"warp scheduler: greedy-then-oldest or loose round robin"`
 	LineBytes      int    `toml:"line_bytes" min:"32" max:"4096" pow2:"true" doc:"cache line size the coalescer groups lanes into"`
-	L1TLBEntries   int    `toml:"l1_tlb_entries" min:"1" max:"4096" doc:"per-SM L1 TLB entries, fully associative, LRU"`
-	L1TLBLatency   int    `toml:"l1_tlb_latency" min:"1" max:"100" doc:"L1 TLB lookup cycles"`
-	TranslateQueue int    `toml:"translate_queue" min:"64" max:"65536" doc:"per-SM queue of page translations waiting for the L1 TLB"`
-	Walkers        int    `toml:"walkers" min:"1" max:"1024" doc:"page-table walkers in the GMMU"`
-	WalkQueue      int    `toml:"walk_queue" min:"1" max:"65536" doc:"GMMU walk queue entries"`
-	WalkCycles     int    `toml:"walk_cycles" min:"1" max:"100000" doc:"page-table walk latency in cycles"`
+	L1TLBEntries   int    `toml:"l1_tlb_entries" limit:"tlb.Ways" doc:"per-SM L1 TLB entries, fully associative, LRU"`
+	L1TLBLatency   int    `toml:"l1_tlb_latency" limit:"tlb.HitLatency" doc:"L1 TLB lookup cycles"`
+	TranslateQueue int    `toml:"translate_queue" limit:"gpu.TranslateQueue" doc:"per-SM queue of page translations waiting for the L1 TLB"`
+	Walkers        int    `toml:"walkers" limit:"ptw.Walkers" doc:"page-table walkers in the GMMU"`
+	WalkQueue      int    `toml:"walk_queue" limit:"ptw.QueueDepth" doc:"GMMU walk queue entries"`
+	WalkCycles     int    `toml:"walk_cycles" limit:"ptw.LevelLatency" doc:"page-table walk latency in cycles"`
 }
 
 // Memory is GPU DRAM.
 type Memory struct {
 	CapacityGB    float64 `toml:"capacity_gb" min:"0.002" max:"1024" doc:"physical GPU memory (bounds managed + cudaMalloc'd data)"`
-	LatencyCycles int     `toml:"latency_cycles" min:"1" max:"100000" doc:"local DRAM access latency in cycles"`
+	LatencyCycles int     `toml:"latency_cycles" limit:"dram.Latency" doc:"local DRAM access latency in cycles"`
 	BandwidthGBs  float64 `toml:"bandwidth_gbs" min:"1" max:"100000" doc:"DRAM bandwidth in GB/s (10^9 bytes)"`
 }
 
 // PCIe is the host link.
 type PCIe struct {
-	BandwidthGBs float64 `toml:"bandwidth_gbs" min:"0.1" max:"10000" doc:"bandwidth per direction in GB/s (10^9 bytes)"`
-	RTTUs        float64 `toml:"rtt_us" min:"0" max:"1000" doc:"round-trip time in microseconds; each direction adds half"`
-	PacketBytes  int     `toml:"packet_bytes" min:"64" max:"65536" pow2:"true" doc:"packet size; the links interleave packets round robin"`
+	BandwidthGBs float64 `toml:"bandwidth_gbs" limit:"pcie.BandwidthMBps" doc:"bandwidth per direction in GB/s (10^9 bytes)"`
+	RTTUs        float64 `toml:"rtt_us" limit:"pcie.RoundTripCycles" doc:"round-trip time in microseconds; each direction adds half"`
+	PacketBytes  int     `toml:"packet_bytes" limit:"pcie.MaxPacketBytes" doc:"packet size; the links interleave packets round robin"`
 }
 
 // UM is a fault-based UVM driver as the UVMSmart simulator models it: its
@@ -76,14 +82,14 @@ type PCIe struct {
 // (TestMenuNamesMatchSimUVM holds the tags to them).
 type UM struct {
 	FaultLatencyUs      float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"far-fault handling latency per fault batch entry"`
-	FaultBuffer         int     `toml:"fault_buffer" min:"1" max:"65536" doc:"far-fault buffer entries"`
+	FaultBuffer         int     `toml:"fault_buffer" limit:"umdriver.FaultBuffer" doc:"far-fault buffer entries"`
 	Prefetcher          string  `toml:"prefetcher" oneof:"none,tree,seqlocal,random" doc:"prefetcher until GPU memory first fills: on-demand, tree-based neighborhood (64 KB leaves, 2 MB roots), sequential-local 64 KB, random 4 KB"`
 	PrefetcherOversub   string  `toml:"prefetcher_oversub" oneof:"none,tree,seqlocal,random" doc:"prefetcher once GPU memory has filled"`
 	Eviction            string  `toml:"eviction" oneof:"lru2m,lrutree,lru64k,random4k,lfu2m,lru4k" doc:"eviction policy: LRU 2 MB, LRU tree-based, LRU sequential-local 64 KB, random 4 KB, access-counter LFU 2 MB, LRU 4 KB"`
 	Remote              string  `toml:"remote" oneof:"off,adaptive,always,oversub" doc:"remote zero-copy access: off, adaptive threshold (UVMSmart Eq. 1), static threshold always, static threshold once oversubscribed"`
-	MigrateThreshold    int     `toml:"migrate_threshold" min:"1" max:"134217727" doc:"static access-counter threshold t_s (accesses to a 64 KB block before a read migrates)"`
-	Penalty             int     `toml:"penalty" min:"1" max:"1048576" doc:"multiplicative migration penalty p once oversubscribed (UVMSmart Eq. 1)"`
-	FreeBufferPct       float64 `toml:"free_buffer_pct" min:"0" max:"99" doc:"percentage of managed GPU memory kept free by evicting ahead"`
+	MigrateThreshold    int     `toml:"migrate_threshold" limit:"accessctr.Threshold" doc:"static access-counter threshold t_s (accesses to a 64 KB block before a read migrates)"`
+	Penalty             int     `toml:"penalty" limit:"uvm.Penalty" doc:"multiplicative migration penalty p once oversubscribed (UVMSmart Eq. 1)"`
+	FreeBufferPct       float64 `toml:"free_buffer_pct" limit:"uvm.FreeBufferPercent" doc:"percentage of managed GPU memory kept free by evicting ahead"`
 	RemoteLatencyCycles int     `toml:"remote_latency_cycles" min:"0" max:"100000" doc:"latency of one remote zero-copy access, before the line's transfer time on the link"`
 }
 
@@ -135,12 +141,12 @@ func uvmsmartDefaults() UM {
 
 // UVMMU is the hardware migration path and its Destination Allocator.
 type UVMMU struct {
-	DCQDepth       int `toml:"dcq_depth" min:"2" max:"4096" doc:"destination candidate queue entries"`
-	DCQThreshold   int `toml:"dcq_threshold" min:"1" max:"4096" doc:"refill when the DCQ holds fewer entries"`
-	FrabWord       int `toml:"frab_word" min:"8" max:"1024" pow2:"true" doc:"FrAB SRAM word width in bits"`
-	LFSRWidth      int `toml:"lfsr_width" min:"8" max:"64" doc:"victim-picker LFSR width"`
-	MigrationQueue int `toml:"migration_queue" min:"1" max:"4096" doc:"remote-PTE requests the migration unit holds"`
-	SetupCycles    int `toml:"setup_cycles" min:"2" max:"1000" doc:"PME descriptor set-up cycles"`
+	DCQDepth       int `toml:"dcq_depth" limit:"dcq.Depth" doc:"destination candidate queue entries"`
+	DCQThreshold   int `toml:"dcq_threshold" limit:"dcq.Threshold" doc:"refill when the DCQ holds fewer entries"`
+	FrabWord       int `toml:"frab_word" limit:"frab.WordBits" doc:"FrAB SRAM word width in bits"`
+	LFSRWidth      int `toml:"lfsr_width" limit:"lfsr.Width" doc:"victim-picker LFSR width"`
+	MigrationQueue int `toml:"migration_queue" limit:"mu.Requests" doc:"remote-PTE requests the migration unit holds"`
+	SetupCycles    int `toml:"setup_cycles" limit:"pme.SetupCycles" doc:"PME descriptor set-up cycles"`
 	// Eviction selects the swap-victim source for the sensitivity study of
 	// UVMMU paper Section V-C1 (Figure 5); blocks/evict.Names lists the
 	// same names.
@@ -251,14 +257,33 @@ func (c *Config) OneWayCycles() uint64 { return c.Cycles(c.PCIe.RTTUs / 2) }
 // FaultCycles is the UM driver's far-fault handling latency in cycles.
 func (c *Config) FaultCycles() uint64 { return c.Cycles(c.UM.FaultLatencyUs) }
 
-// Validate checks every field against its allowed range and the
-// cross-field rules, and names the key of the first violation.
+// Validate checks every key against its allowed values and then the
+// rules that join keys, and names the key of the first violation. It is
+// the whole check `uvmsim config --check` and `uvmsim run` make of a
+// configuration before any block is built.
 func (c *Config) Validate() error {
-	if err := validateTags(c); err != nil {
+	if err := validateKeys(c); err != nil {
 		return err
 	}
 	if c.UVMMU.DCQThreshold > c.UVMMU.DCQDepth {
 		return fmt.Errorf("config: uvmmu.dcq_threshold = %d must not exceed uvmmu.dcq_depth = %d", c.UVMMU.DCQThreshold, c.UVMMU.DCQDepth)
 	}
+	// The data path spends TransferTime per byte, in 2^-16 cycles; a zero
+	// would move any number of bytes in no time (gpu.MemoryConfig.ByteTime).
+	if c.TransferTime(c.Memory.BandwidthGBs) == 0 {
+		return fmt.Errorf("config: memory.bandwidth_gbs = %g at gpu.clock_mhz = %d is %.0f bytes per cycle; allowed: at most %d bytes per cycle (the data path counts byte time in 2^-%d cycles)",
+			c.Memory.BandwidthGBs, c.GPU.ClockMHz, c.BytesPerCycle(c.Memory.BandwidthGBs), 1<<(FixedPointBits+1), FixedPointBits)
+	}
 	return nil
+}
+
+// driver is the section of the UM driver run.policy uses, if any.
+func (c *Config) driver() (string, *UM) {
+	switch c.Run.Policy {
+	case "um":
+		return "um", &c.UM
+	case "uvmsmart":
+		return "uvmsmart", &c.UVMSmart
+	}
+	return "", nil
 }

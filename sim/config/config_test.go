@@ -31,18 +31,53 @@ func TestSetOverridesByDottedKey(t *testing.T) {
 	require.NoError(t, c.Set("gpu.sms = 4"))
 	require.NoError(t, c.Set("run.policy=um"))
 	require.NoError(t, c.Set("check.invariants=true"))
-	require.NoError(t, c.Set("run.seed=18446744073709551615"))
+	require.NoError(t, c.Set("run.seed=9223372036854775807"))
 	assert.Equal(t, 32.0, c.PCIe.BandwidthGBs)
 	assert.Equal(t, 4, c.GPU.SMs)
 	assert.Equal(t, "um", c.Run.Policy)
 	assert.True(t, c.Check.Invariants)
-	assert.Equal(t, uint64(18446744073709551615), c.Run.Seed)
+	assert.Equal(t, uint64(1<<63-1), c.Run.Seed)
+}
+
+// A seed is a TOML integer in a file and in an override alike: hex works
+// in both, and neither takes a negative seed or one above 2^63-1 (the
+// largest TOML integer) nor wraps it around.
+func TestSeedIsOneTOMLIntegerEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	load := func(text string) (Config, error) {
+		path := filepath.Join(dir, "seed.toml")
+		require.NoError(t, os.WriteFile(path, []byte("[run]\nseed = "+text+"\n"), 0o644))
+		c := Default()
+		return c, c.LoadFile(path)
+	}
+	set := func(text string) (Config, error) {
+		c := Default()
+		return c, c.Set("run.seed=" + text)
+	}
+	for _, text := range []string{"0x10", "16", "9223372036854775807", "0"} {
+		fromFile, err := load(text)
+		require.NoError(t, err, text)
+		fromSet, err := set(text)
+		require.NoError(t, err, text)
+		assert.Equal(t, fromFile.Run.Seed, fromSet.Run.Seed, text)
+		require.NoError(t, fromFile.Validate(), text)
+	}
+	for _, text := range []string{"-1", "18446744073709551615", "9223372036854775808", "1.5", "010"} {
+		_, err := load(text)
+		require.Error(t, err, text)
+		_, err = set(text)
+		require.Error(t, err, text)
+	}
+	_, err := load("-1")
+	assert.ErrorContains(t, err, "run.seed = -1 out of range; allowed: 0..9223372036854775807")
+	_, err = set("-1")
+	assert.ErrorContains(t, err, "run.seed = -1 out of range; allowed: 0..9223372036854775807")
 }
 
 func TestErrorsNameTheKey(t *testing.T) {
 	cases := []struct{ set, want string }{
 		{"gpu.smz=4", `unknown key "gpu.smz"`},
-		{"gpu.sms=four", `gpu.sms = "four" is not a valid int; allowed: [1, 63]`},
+		{"gpu.sms=four", `gpu.sms = "four" is not a valid int; allowed: 1..63`},
 		{"pcie.bandwidth_gbs=NaN", `pcie.bandwidth_gbs = "NaN" is not a valid float`},
 		{"gpu.sms", `not of the form key=value`},
 	}
@@ -53,11 +88,11 @@ func TestErrorsNameTheKey(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 	ranges := []struct{ set, want string }{
-		{"gpu.sms=0", "gpu.sms = 0 out of range; allowed: [1, 63]"},
-		{"gpu.line_bytes=100", "gpu.line_bytes = 100 out of range; allowed: [32, 4096], a power of two"},
+		{"gpu.sms=0", "gpu.sms = 0 out of range; allowed: 1..63"},
+		{"gpu.line_bytes=100", "gpu.line_bytes = 100 out of range; allowed: 32..4096, a power of two"},
 		{"run.policy=magic", `run.policy = "magic" out of range; allowed: one of ideal, um, uvmsmart, uvmmu`},
 		{"uvmmu.dcq_threshold=65", "uvmmu.dcq_threshold = 65 must not exceed uvmmu.dcq_depth = 64"},
-		{"run.oversub_pct=99", "run.oversub_pct = 99 out of range; allowed: [100, 1000]"},
+		{"run.oversub_pct=99", "run.oversub_pct = 99 out of range; allowed: 100..1000"},
 	}
 	for _, tc := range ranges {
 		c := Default()

@@ -15,13 +15,13 @@ import (
 // Key describes one configuration key: its dotted name, its allowed values
 // and its documentation, all read from the struct tags.
 type Key struct {
-	Name    string // dotted TOML key, for example "pcie.bandwidth_gbs"
-	Kind    string // "int", "uint", "float", "bool" or "string"
-	Allowed string // human-readable allowed range or set
-	Doc     string
+	Name string // dotted TOML key, for example "pcie.bandwidth_gbs"
+	Kind string // "int", "uint", "float", "bool" or "string"
+	Doc  string
 
-	path []int // field indexes from Config down to the leaf
-	tag  reflect.StructTag
+	limit limit // allowed values of a numeric key; nil for the others
+	path  []int // field indexes from Config down to the leaf
+	tag   reflect.StructTag
 }
 
 // Keys lists every configuration key in declaration order.
@@ -43,7 +43,7 @@ func walk(t reflect.Type, prefix string, path []int, keys *[]Key) {
 			walk(f.Type, name, p, keys)
 			continue
 		}
-		*keys = append(*keys, Key{Name: name, Kind: kindName(f.Type.Kind()), Allowed: allowed(f.Tag, f.Type.Kind()), Doc: f.Tag.Get("doc"), path: p, tag: f.Tag})
+		*keys = append(*keys, Key{Name: name, Kind: kindName(f.Type.Kind()), Doc: f.Tag.Get("doc"), limit: limitOf(f.Tag, f.Type.Kind()), path: p, tag: f.Tag})
 	}
 }
 
@@ -61,22 +61,30 @@ func kindName(k reflect.Kind) string {
 	return "string"
 }
 
-func allowed(tag reflect.StructTag, k reflect.Kind) string {
-	if o := tag.Get("oneof"); o != "" {
+// Allowed is the key's allowed values under configuration c, as `uvmsim
+// list` and the error messages show them. Only a range given in another
+// key's unit (pcie.rtt_us in core cycles) depends on c.
+func (k *Key) Allowed(c *Config) string {
+	if o := k.tag.Get("oneof"); o != "" {
 		return "one of " + strings.ReplaceAll(o, ",", ", ")
 	}
-	if k == reflect.Bool {
+	if k.Kind == "bool" {
 		return "true or false"
 	}
-	min, max := tag.Get("min"), tag.Get("max")
-	if min == "" {
+	if k.limit == nil {
 		return "any"
 	}
-	r := "[" + min + ", " + max + "]"
-	if tag.Get("pow2") != "" {
-		r += ", a power of two"
+	return k.limit.allowed(c)
+}
+
+// Bounds are the smallest and the largest value the key may take under c
+// (every other key as in c), as TOML literals.
+func (k *Key) Bounds(c *Config) (lo, hi string, ok bool) {
+	if k.limit == nil {
+		return "", "", false
 	}
-	return r
+	lo, hi = k.limit.bounds(c)
+	return lo, hi, true
 }
 
 func (k *Key) field(c *Config) reflect.Value {
@@ -109,7 +117,11 @@ func LookupKey(name string) (Key, error) {
 	return Key{}, fmt.Errorf("config: unknown key %q (uvmsim list shows every key)", name)
 }
 
-// Set applies one "key=value" override.
+// Set applies one "key=value" override. The value is read as the same
+// key would be in a TOML file (a string may be left unquoted), so an
+// override, a file and the flags that set a key accept the same literals:
+// run.seed=0x10 is 16 everywhere, and a negative or larger than 2^63-1
+// seed is refused everywhere.
 func (c *Config) Set(assignment string) error {
 	name, value, ok := strings.Cut(assignment, "=")
 	if !ok {
@@ -120,39 +132,36 @@ func (c *Config) Set(assignment string) error {
 		return err
 	}
 	value = strings.TrimSpace(value)
-	v := k.field(c)
-	bad := func() error {
-		return fmt.Errorf("config: %s = %q is not a valid %s; allowed: %s", k.Name, value, k.Kind, k.Allowed)
+	literal := value
+	if k.Kind == "string" && !strings.HasPrefix(value, `"`) {
+		literal = strconv.Quote(value)
 	}
-	switch v.Kind() {
-	case reflect.Int:
-		n, err := strconv.ParseInt(value, 10, 64)
-		if err != nil {
-			return bad()
-		}
-		v.SetInt(n)
-	case reflect.Uint64:
-		n, err := strconv.ParseUint(value, 10, 64)
-		if err != nil {
-			return bad()
-		}
-		v.SetUint(n)
-	case reflect.Float64:
-		f, err := strconv.ParseFloat(value, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return bad()
-		}
-		v.SetFloat(f)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(value)
-		if err != nil {
-			return bad()
-		}
-		v.SetBool(b)
-	default:
-		v.SetString(value)
+	section, leaf, _ := strings.Cut(k.Name, ".")
+	var raw map[string]any
+	if _, err := toml.Decode(leaf+" = "+literal, &raw); err != nil || len(raw) != 1 || !kindMatches(k.Kind, raw[leaf]) {
+		return fmt.Errorf("config: %s = %q is not a valid %s; allowed: %s", k.Name, value, k.Kind, k.Allowed(c))
 	}
-	return nil
+	if err := c.checkUnsigned(map[string]any{section: raw}); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	_, err = toml.Decode("["+section+"]\n"+leaf+" = "+literal, c)
+	return err
+}
+
+// kindMatches reports whether a decoded TOML value fits a key of the
+// given kind (an integer fits a float key, as in a file).
+func kindMatches(kind string, v any) bool {
+	switch v.(type) {
+	case int64:
+		return kind == "int" || kind == "uint" || kind == "float"
+	case float64:
+		return kind == "float"
+	case bool:
+		return kind == "bool"
+	case string:
+		return kind == "string"
+	}
+	return false
 }
 
 // LoadFile reads a TOML file over c. A key the configuration does not have
@@ -167,6 +176,13 @@ func (c *Config) LoadFile(path string) error {
 
 // LoadTOML decodes TOML text over c; name labels errors.
 func (c *Config) LoadTOML(name string, data []byte) error {
+	var raw map[string]any
+	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
+		return fmt.Errorf("config: %s: %w", name, err)
+	}
+	if err := c.checkUnsigned(raw); err != nil {
+		return fmt.Errorf("config: %s: %w", name, err)
+	}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(c)
 	if err != nil {
 		return fmt.Errorf("config: %s: %w", name, err)
@@ -177,8 +193,25 @@ func (c *Config) LoadTOML(name string, data []byte) error {
 	return nil
 }
 
-// validateTags checks every field against its min/max/pow2/oneof tags.
-func validateTags(c *Config) error {
+// checkUnsigned refuses a negative integer for an unsigned key, with the
+// value as written, before the decoder would wrap it around to 2^64-n.
+func (c *Config) checkUnsigned(raw map[string]any) error {
+	for _, k := range Keys() {
+		if k.Kind != "uint" {
+			continue
+		}
+		section, leaf, _ := strings.Cut(k.Name, ".")
+		if t, ok := raw[section].(map[string]any); ok {
+			if n, ok := t[leaf].(int64); ok && n < 0 {
+				return fmt.Errorf("%s = %d out of range; allowed: %s", k.Name, n, k.Allowed(c))
+			}
+		}
+	}
+	return nil
+}
+
+// validateKeys checks every key against its allowed values.
+func validateKeys(c *Config) error {
 	for _, k := range Keys() {
 		if err := k.check(c); err != nil {
 			return err
@@ -189,41 +222,29 @@ func validateTags(c *Config) error {
 
 func (k *Key) check(c *Config) error {
 	v := k.field(c)
-	bad := func() error {
-		return fmt.Errorf("config: %s = %s out of range; allowed: %s", k.Name, k.Value(c), k.Allowed)
-	}
+	ok := true
 	if o := k.tag.Get("oneof"); o != "" {
+		ok = false
 		for _, s := range strings.Split(o, ",") {
-			if v.String() == s {
-				return nil
-			}
+			ok = ok || v.String() == s
 		}
-		return bad()
+	} else if k.limit != nil {
+		ok = k.limit.has(c, v)
 	}
-	min, max := k.tag.Get("min"), k.tag.Get("max")
-	if min == "" {
-		return nil
-	}
-	switch v.Kind() {
-	case reflect.Int:
-		lo, _ := strconv.ParseInt(min, 10, 64)
-		hi, _ := strconv.ParseInt(max, 10, 64)
-		n := v.Int()
-		if n < lo || n > hi || (k.tag.Get("pow2") != "" && n&(n-1) != 0) {
-			return bad()
-		}
-	case reflect.Uint64:
-		lo, _ := strconv.ParseUint(min, 10, 64)
-		hi, _ := strconv.ParseUint(max, 10, 64)
-		if n := v.Uint(); n < lo || n > hi {
-			return bad()
-		}
-	case reflect.Float64:
-		lo, _ := strconv.ParseFloat(min, 64)
-		hi, _ := strconv.ParseFloat(max, 64)
-		if f := v.Float(); math.IsNaN(f) || f < lo || f > hi {
-			return bad()
-		}
+	if !ok {
+		return fmt.Errorf("config: %s = %s out of range; allowed: %s", k.Name, k.Value(c), k.Allowed(c))
 	}
 	return nil
+}
+
+// asInt64 is an integer key's value as an int64, false when an unsigned
+// value does not fit one.
+func asInt64(v reflect.Value) (int64, bool) {
+	switch v.Kind() {
+	case reflect.Int:
+		return v.Int(), true
+	case reflect.Uint64:
+		return int64(v.Uint()), v.Uint() <= math.MaxInt64
+	}
+	return 0, false
 }

@@ -55,11 +55,11 @@ var EvictionVariants = evict.Names
 // policies and eviction variants the build offers (experiments leave out,
 // with a note, what is not offered).
 type Params struct {
-	Workloads []string
-	Scale     float64
-	Seed      uint64
-	Policies  []string // registered policy names (policy.Names)
-	Evictions []string // EvictionVariants the configuration accepts
+	Workloads []string `json:"workloads"`
+	Scale     float64  `json:"scale"`
+	Seed      uint64   `json:"seed"`
+	Policies  []string `json:"policies"`  // registered policy names (policy.Names)
+	Evictions []string `json:"evictions"` // EvictionVariants the configuration accepts
 }
 
 func (p Params) has(policy string) bool { return slices.Contains(p.Policies, policy) }
@@ -181,7 +181,7 @@ func fig1Specs(p Params) []Spec {
 
 func fig1Build(p Params, l Lookup) Figure {
 	fig := Figure{ID: "fig1", Title: "UM execution time with varying far-fault handling latency",
-		YLabel: "execution time normalised to 50 us"}
+		YLabel: "execution time normalised to 50 us", Reference: "50 us"}
 	if !p.has(PolicyUM) {
 		fig.Notes = append(fig.Notes, notRegistered(p, PolicyUM))
 		return fig
@@ -233,7 +233,7 @@ func displayName(pol string) string {
 }
 
 func fig4Build(p Params, l Lookup) Figure {
-	fig := Figure{ID: "fig4", Title: "Speedup over NVIDIA UM", YLabel: "speedup over UM"}
+	fig := Figure{ID: "fig4", Title: "Speedup over NVIDIA UM", YLabel: "speedup over UM", Reference: displayName(PolicyUM)}
 	for _, n := range []string{PolicyUM, PolicyUVMSmart, PolicyUVMMU} {
 		if !p.has(n) {
 			fig.Notes = append(fig.Notes, notRegistered(p, n))
@@ -298,7 +298,7 @@ func fig5Specs(p Params) []Spec {
 
 func fig5Build(p Params, l Lookup) Figure {
 	fig := Figure{ID: "fig5", Title: "UVMMU execution time with different eviction policies",
-		YLabel: "execution time normalised to " + EvictionVariants[0]}
+		YLabel: "execution time normalised to " + EvictionVariants[0], Reference: EvictionVariants[0]}
 	if ok, why := fig5Ready(p); !ok {
 		fig.Notes = append(fig.Notes, why)
 		return fig
@@ -341,7 +341,7 @@ func fig6Specs(p Params) []Spec {
 
 func fig6Build(p Params, l Lookup) Figure {
 	fig := Figure{ID: "fig6", Title: "Execution time with different oversubscription ratios",
-		YLabel: "execution time / no oversubscription", XLabel: "oversubscription ratio", Lines: true}
+		YLabel: "execution time / no oversubscription", XLabel: "oversubscription ratio", Lines: true, Reference: pct(ScalingRatios[0])}
 	for _, n := range []string{PolicyUVMMU, PolicyUVMSmart} {
 		if !p.has(n) {
 			fig.Notes = append(fig.Notes, notRegistered(p, n))

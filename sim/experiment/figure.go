@@ -17,13 +17,17 @@ const GeomeanGroup = "geomean"
 // Figure is one of the paper's figures as numbers: panels (one per
 // oversubscription ratio or per policy) of grouped values.
 type Figure struct {
-	ID     string   `json:"id"`
-	Title  string   `json:"title"`
-	YLabel string   `json:"y_label"`
-	XLabel string   `json:"x_label,omitempty"` // the series axis of a line figure
-	Lines  bool     `json:"lines,omitempty"`   // drawn as lines over the panels' geomeans (fig6) instead of bars
-	Panels []Panel  `json:"panels"`
-	Notes  []string `json:"notes,omitempty"`
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	YLabel string `json:"y_label"`
+	XLabel string `json:"x_label,omitempty"` // the series axis of a line figure
+	Lines  bool   `json:"lines,omitempty"`   // drawn as lines over the panels' geomeans (fig6) instead of bars
+	// Reference names what a normalised figure's values are relative to
+	// (its values are 1 there): the plot draws a dashed "Reference = 1"
+	// line. Empty for absolute values.
+	Reference string   `json:"reference,omitempty"`
+	Panels    []Panel  `json:"panels"`
+	Notes     []string `json:"notes,omitempty"`
 }
 
 // Panel is one chart: a value per (group, series); groups are the x-axis

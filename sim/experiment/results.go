@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -60,14 +61,21 @@ func row(r *system.Result) []string {
 	return out
 }
 
-// WriteCSV writes a header of Columns and one row per result.
-func WriteCSV(w io.Writer, results []system.Result) error {
+// ConfigColumns are the columns results.csv adds after Columns: the
+// configuration's hash and its overrides (ConfigText).
+var ConfigColumns = []string{"config_id", "config"}
+
+// RecordColumns are the columns of results.csv.
+func RecordColumns() []string { return append(Columns(), ConfigColumns...) }
+
+// WriteCSV writes a header of RecordColumns and one row per record.
+func WriteCSV(w io.Writer, records []Record) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(Columns()); err != nil {
+	if err := cw.Write(RecordColumns()); err != nil {
 		return err
 	}
-	for i := range results {
-		if err := cw.Write(row(&results[i])); err != nil {
+	for i := range records {
+		if err := cw.Write(append(row(&records[i].Result), records[i].ConfigID, ConfigText(records[i].Config))); err != nil {
 			return err
 		}
 	}
@@ -75,12 +83,15 @@ func WriteCSV(w io.Writer, results []system.Result) error {
 	return cw.Error()
 }
 
-// WriteJSON writes the results as an indented JSON array.
-func WriteJSON(w io.Writer, results []system.Result) error {
-	if results == nil {
-		results = []system.Result{}
+// WriteJSON writes the records, without their latency samples, as an
+// indented JSON array.
+func WriteJSON(w io.Writer, records []Record) error {
+	rs := make([]Record, len(records))
+	for i, r := range records {
+		r.Latencies = nil
+		rs[i] = r
 	}
-	data, err := json.MarshalIndent(results, "", "  ")
+	data, err := json.MarshalIndent(rs, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -88,27 +99,69 @@ func WriteJSON(w io.Writer, results []system.Result) error {
 	return err
 }
 
-// WriteResults writes the completed runs of outcomes, in spec order, to
-// dir/results.csv and dir/results.json, creating dir if needed.
+// Records returns the records of the runs that completed, in spec order,
+// each configuration once (specs that share a configuration share its run).
+func Records(outcomes []Outcome) []Record {
+	var rs []Record
+	seen := map[string]bool{}
+	for i := range outcomes {
+		if o := &outcomes[i]; o.Err == nil && (o.ConfigID == "" || !seen[o.ConfigID]) {
+			seen[o.ConfigID] = true
+			rs = append(rs, o.Record())
+		}
+	}
+	return rs
+}
+
+// WriteResults assembles the completed runs of outcomes, in spec order,
+// into dir/results.csv and dir/results.json, creating dir if needed. Both
+// are written to temporary files first and renamed only when both are
+// complete.
 func WriteResults(dir string, outcomes []Outcome) error {
-	rs := Succeeded(outcomes)
+	rs := Records(outcomes)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, ResultsCSV), func(w io.Writer) error { return WriteCSV(w, rs) }); err != nil {
+	var csvData, jsonData bytes.Buffer
+	if err := WriteCSV(&csvData, rs); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, ResultsJSON), func(w io.Writer) error { return WriteJSON(w, rs) })
-}
-
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
+	if err := WriteJSON(&jsonData, rs); err != nil {
 		return err
 	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
+	// Both files are complete in temporary files before either is renamed,
+	// so a full disk leaves the previous pair (or none), never half of one.
+	var tmps []string
+	defer func() {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}()
+	for _, data := range [][]byte{csvData.Bytes(), jsonData.Bytes()} {
+		tmp, err := os.CreateTemp(dir, ".results.tmp*")
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, tmp.Name())
+		_, err = tmp.Write(data)
+		if err == nil {
+			err = tmp.Chmod(0o644)
+		}
+		if err == nil {
+			err = tmp.Sync()
+		}
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
 	}
-	return f.Close()
+	for i, name := range []string{ResultsCSV, ResultsJSON} {
+		if err := os.Rename(tmps[i], filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	tmps = nil
+	return nil
 }

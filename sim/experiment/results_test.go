@@ -23,6 +23,15 @@ func sampleResults() []system.Result {
 	}
 }
 
+// sampleRecords are sampleResults as records, the second with an override.
+func sampleRecords() []Record {
+	rs := sampleResults()
+	return []Record{
+		{Result: rs[0], ConfigID: "00112233aabbccdd", Config: map[string]string{}},
+		{Result: rs[1], ConfigID: "ffeeddcc00112233", Config: map[string]string{"uvmmu.eviction": "tree", "um.fault_latency_us": "10"}},
+	}
+}
+
 func TestColumnsAreTheRunJSONKeys(t *testing.T) {
 	data, err := json.Marshal(sampleResults()[0])
 	require.NoError(t, err)
@@ -44,11 +53,12 @@ func TestColumnsAreTheRunJSONKeys(t *testing.T) {
 
 func TestResultsCSVSchema(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, WriteCSV(&b, sampleResults()))
+	require.NoError(t, WriteCSV(&b, sampleRecords()))
 	rows, err := csv.NewReader(&b).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
-	assert.Equal(t, Columns(), rows[0])
+	assert.Equal(t, RecordColumns(), rows[0])
+	assert.Equal(t, []string{"ffeeddcc00112233", "um.fault_latency_us=10;uvmmu.eviction=tree"}, rows[2][len(rows[2])-2:])
 	row := map[string]string{}
 	for i, c := range rows[0] {
 		row[c] = rows[1][i]
@@ -61,14 +71,17 @@ func TestResultsCSVSchema(t *testing.T) {
 
 func TestResultsJSONRoundTrip(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, WriteJSON(&b, sampleResults()))
-	var back []system.Result
-	require.NoError(t, json.Unmarshal(b.Bytes(), &back))
-	if d := cmp.Diff(sampleResults(), back); d != "" {
+	require.NoError(t, WriteJSON(&b, sampleRecords()))
+	back, err := DecodeRecords(b.Bytes())
+	require.NoError(t, err)
+	if d := cmp.Diff(sampleRecords(), back); d != "" {
 		t.Errorf("JSON round trip (-want +got):\n%s", d)
 	}
 	b.Reset()
 	require.NoError(t, WriteJSON(&b, nil))
+	assert.Equal(t, "[]\n", b.String())
+	b.Reset()
+	require.NoError(t, WriteJSON(&b, []Record{}))
 	assert.Equal(t, "[]\n", b.String())
 }
 

@@ -51,8 +51,8 @@ func (s Spec) Config(base config.Config) (config.Config, error) {
 			return cfg, err
 		}
 	}
-	if !slices.Contains(workload.Names(), s.Workload) {
-		return cfg, fmt.Errorf("workload %q unknown; allowed: %s", s.Workload, strings.Join(workload.Names(), ", "))
+	if err := workload.CheckName(s.Workload); err != nil {
+		return cfg, err
 	}
 	if !slices.Contains(policy.Names(), s.Policy) {
 		return cfg, fmt.Errorf("policy %q is not registered; allowed: %s", s.Policy, strings.Join(policy.Names(), ", "))

@@ -12,12 +12,7 @@ import (
 // and the dispatcher waits for HostDone. Done rises after the last phase.
 type Dispatcher struct {
 	rtl.Base
-
-	Launch   []*rtl.Decoupled[Launch] // one per SM
-	Resident []*rtl.Wire[uint8]       // one per SM
-	Host     *rtl.Decoupled[uint16]   // host phase index, to the host model
-	HostDone *rtl.Decoupled[uint16]   // host phase finished
-	Done     *rtl.Wire[bool]
+	DispatcherPorts
 
 	phases  []workload.Phase
 	kernels []int // phase index -> kernel index (launch port numbering)
@@ -40,14 +35,37 @@ func Kernels(phases []workload.Phase) []*workload.Kernel {
 	return ks
 }
 
-// NewDispatcher connects to the SMs' launch ports and occupancy wires.
-func NewDispatcher(s *rtl.Sim, path string, phases []workload.Phase, sms []*SM) *Dispatcher {
-	d := &Dispatcher{
+// DispatcherPorts are the dispatcher's ports.
+type DispatcherPorts struct {
+	Launch   []*rtl.Decoupled[Launch] // one per SM
+	Resident []*rtl.Wire[uint8]       // one per SM
+	Host     *rtl.Decoupled[uint16]   // host phase index, to the host model
+	HostDone *rtl.Decoupled[uint16]   // host phase finished
+	Done     *rtl.Wire[bool]
+}
+
+// NewDispatcherPorts makes the host and done wires of a dispatcher named
+// path (path.host, path.host_done, path.done) and connects it to the SMs'
+// launch ports and occupancy wires.
+func NewDispatcherPorts(s *rtl.Sim, path string, sms []*SM) DispatcherPorts {
+	p := DispatcherPorts{
 		Host:     rtl.NewDecoupled[uint16](s, path+".host", 16),
 		HostDone: rtl.NewDecoupled[uint16](s, path+".host_done", 16),
 		Done:     rtl.NewBit(s, path+".done"),
-		phases:   phases,
-		kernels:  make([]int, len(phases)),
+	}
+	for _, m := range sms {
+		p.Launch = append(p.Launch, m.Launch)
+		p.Resident = append(p.Resident, m.Resident)
+	}
+	return p
+}
+
+// NewDispatcher adds a dispatcher of phases under path on ports p.
+func NewDispatcher(s *rtl.Sim, path string, phases []workload.Phase, p DispatcherPorts) *Dispatcher {
+	d := &Dispatcher{
+		DispatcherPorts: p,
+		phases:          phases,
+		kernels:         make([]int, len(phases)),
 	}
 	k := 0
 	for i, p := range phases {
@@ -56,17 +74,13 @@ func NewDispatcher(s *rtl.Sim, path string, phases []workload.Phase, sms []*SM) 
 			k++
 		}
 	}
-	for _, m := range sms {
-		d.Launch = append(d.Launch, m.Launch)
-		d.Resident = append(d.Resident, m.Resident)
-	}
 	s.Add(d, path)
 	b := &d.Base
 	d.phase = rtl.NewReg[uint32](b, "phase", 32, 0)
 	d.block = rtl.NewReg[uint32](b, "block", 32, 0)
 	d.target = rtl.NewReg[uint32](b, "target", 16, 0)
 	d.waiting = rtl.NewFlag(b, "waiting", false)
-	for i := range sms {
+	for i := range p.Launch {
 		d.Launch[i].Producer(b)
 		b.Listen(d.Resident[i])
 	}

@@ -65,56 +65,38 @@ type Memory struct {
 }
 
 // respFIFO holds one SM's responses of one source in request order, each
-// with the cycle it is due.
-type respFIFO struct {
-	due  *rtl.Vec[uint64]
-	tag  *rtl.Vec[uint64] // DataReq.Pack()
-	head *rtl.Reg[uint8]
-	fill *rtl.Reg[uint8]
-}
+// with the cycle it is due: a timed ring of DataReq.Pack() tags.
+type respFIFO struct{ tags *rtl.Ring[uint64] }
 
 func newRespFIFO(b *rtl.Base, name string, depth int) respFIFO {
-	return respFIFO{
-		due:  rtl.NewVec[uint64](b, name+".due", depth, 64, 0),
-		tag:  rtl.NewVec[uint64](b, name+".tag", depth, DataReqWidth, 0),
-		head: rtl.NewReg[uint8](b, name+".head", WarpBits, 0),
-		fill: rtl.NewReg[uint8](b, name+".fill", WarpBits+1, 0),
-	}
+	return respFIFO{rtl.NewRing[uint64](b, name+".tag", depth, DataReqWidth, true)}
 }
 
 // ready reports whether the head is due at now.
 func (f *respFIFO) ready(now uint64) bool {
-	return f.fill.Q() > 0 && f.due.At(int(f.head.Q())).Q() <= now
+	return f.tags.Len() > 0 && f.tags.HeadDue() <= now
 }
 
 // headDue is the head's due cycle, rtl.Never when empty.
 func (f *respFIFO) headDue() uint64 {
-	if f.fill.Q() == 0 {
+	if f.tags.Len() == 0 {
 		return rtl.Never
 	}
-	return f.due.At(int(f.head.Q())).Q()
+	return f.tags.HeadDue()
 }
 
 // step pops the head if popped and appends tag due at due if push, and
 // returns the number of responses held.
 func (f *respFIFO) step(popped, push bool, due, tag uint64) int {
-	depth := f.due.Len()
-	h, fill := int(f.head.Q()), int(f.fill.Q())
+	held := int(f.tags.Len())
+	f.tags.Update(push, tag, due, popped)
 	if popped {
-		h = (h + 1) % depth
-		fill--
-		f.head.Set(uint8(h))
+		held--
 	}
 	if push {
-		t := (h + fill) % depth
-		f.due.At(t).Set(due)
-		f.tag.At(t).Set(tag)
-		fill++
+		held++
 	}
-	if fill != int(f.fill.Q()) {
-		f.fill.Set(uint8(fill))
-	}
-	return fill
+	return held
 }
 
 // NewMemory connects to every SM's data ports.
@@ -170,7 +152,7 @@ func (m *Memory) Drive() {
 		f := m.pick(i, now)
 		r.Valid.Set(f != nil)
 		if f != nil {
-			r.Bits.Set(UnpackDataReq(f.tag.At(int(f.head.Q())).Q()))
+			r.Bits.Set(UnpackDataReq(f.tags.Head()))
 		}
 	}
 }

@@ -140,16 +140,12 @@ func NewResolvedPort(s *rtl.Sim, path string) Resolved {
 // replayed alone, misses, and walks the page table again.
 type Router struct {
 	rtl.Base
-
-	Walks    Resolved // from the GMMU
-	Migrated Resolved // from the policy: translations it made local
-	Remote   Resolved // to the policy: walks that found a remote PTE
-	Fill     []tlb.FillPort
-	Replay   []*rtl.Decoupled[ptw.Walk]
+	RouterPorts
 
 	updates ptw.PTEPort[uint64] // snooped page-table writes (Watch)
 
-	local, remote routerQueue
+	local  routerQueue
+	remote resolvedRing
 	// The SM offered the fill queue's head before the queue last changed,
 	// or len(Fill): the one SM besides the current head's whose fill and
 	// replay Valid Drive may have to lower.
@@ -159,7 +155,10 @@ type Router struct {
 	remoteSeen *rtl.Reg[uint64] // remote PTEs seen, for reports
 }
 
-// routerQueue is a FIFO of walk results.
+// routerQueue is the fill queue of walk results. It takes up to two
+// arrivals a cycle (a GMMU result and a policy completion) and its stale
+// mask marks slots by position, so it keeps its own pointers where
+// rtl.Ring pushes one entry a cycle.
 type routerQueue struct {
 	walk  *rtl.Vec[ptw.Walk]
 	entry *rtl.Vec[pte.PTE]
@@ -208,28 +207,81 @@ func (q *routerQueue) step(popped bool, arrivals ...Resolved) bool {
 	return count > 0
 }
 
-// NewRouter connects the GMMU results and, per SM, its L1 TLB fill port and
-// its replay port, and makes the policy-facing ports.
-func NewRouter(s *rtl.Sim, path string, walks Resolved, fills []tlb.FillPort, replays []*rtl.Decoupled[ptw.Walk]) *Router {
-	r := &Router{
+// resolvedRing is the remote queue: a FIFO of walk results, each walk and
+// its PTE pushed and popped together, at most one of each a cycle.
+type resolvedRing struct {
+	walk *rtl.Ring[ptw.Walk]
+	pte  *rtl.Ring[pte.PTE]
+}
+
+func newResolvedRing(b *rtl.Base, name string) resolvedRing {
+	return resolvedRing{
+		walk: rtl.NewRingOf[ptw.Walk](b, name+"_walk", routerDepth, ptw.WalkBits, false),
+		pte:  rtl.NewRing[pte.PTE](b, name+"_pte", routerDepth, 64, false),
+	}
+}
+
+func (q resolvedRing) front() (ptw.Walk, pte.PTE, bool) {
+	if q.walk.Len() == 0 {
+		return ptw.Walk{}, 0, false
+	}
+	return q.walk.Head(), q.pte.Head(), true
+}
+
+// step retires the head if popped and appends the arrival, if any; it
+// reports whether the queue holds an entry afterwards.
+func (q resolvedRing) step(popped bool, arrivals ...Resolved) bool {
+	var w ptw.Walk
+	var e pte.PTE
+	push := len(arrivals) > 0
+	if push {
+		w, e = arrivals[0].Bits.Get(), arrivals[0].PTE.Get()
+	}
+	n := q.walk.Len()
+	q.walk.Update(push, w, 0, popped)
+	q.pte.Update(push, e, 0, popped)
+	if popped {
+		n--
+	}
+	return n > 0 || push
+}
+
+// RouterPorts are the router's wires.
+type RouterPorts struct {
+	Walks    Resolved // from the GMMU
+	Migrated Resolved // from the policy: translations it made local
+	Remote   Resolved // to the policy: walks that found a remote PTE
+	Fill     []tlb.FillPort
+	Replay   []*rtl.Decoupled[ptw.Walk]
+}
+
+// NewRouterPorts makes the policy-facing ports under path; the others are
+// the GMMU's results and, per SM, its L1 TLB fill port and its replay port.
+func NewRouterPorts(s *rtl.Sim, path string, walks Resolved, fills []tlb.FillPort, replays []*rtl.Decoupled[ptw.Walk]) RouterPorts {
+	return RouterPorts{
 		Walks:    walks,
 		Migrated: NewResolvedPort(s, path+".migrated"),
 		Remote:   NewResolvedPort(s, path+".remote"),
 		Fill:     fills,
 		Replay:   replays,
 	}
+}
+
+// NewRouter builds the router under path on ports p (NewRouterPorts).
+func NewRouter(s *rtl.Sim, path string, p RouterPorts) *Router {
+	r := &Router{RouterPorts: p}
 	s.Add(r, path)
 	b := &r.Base
 	r.local = newRouterQueue(b, "local")
-	r.remote = newRouterQueue(b, "remote")
-	r.shown = rtl.NewReg(b, "shown", 7, uint8(len(fills)))
+	r.remote = newResolvedRing(b, "remote")
+	r.shown = rtl.NewReg(b, "shown", 7, uint8(len(p.Fill)))
 	r.stale = rtl.NewReg[uint32](b, "local_stale", routerDepth, 0)
 	r.migStale = rtl.NewFlag(b, "migrated_stale", false)
 	r.remoteSeen = rtl.NewReg[uint64](b, "remote_seen", 64, 0)
 	r.Walks.Consumer(b)
 	r.Migrated.Consumer(b)
 	r.Remote.Producer(b)
-	for i := range fills {
+	for i := range p.Fill {
 		r.Fill[i].Producer(b)
 		r.Replay[i].Producer(b)
 	}
@@ -257,7 +309,7 @@ func (r *Router) replaced() (uint64, bool) {
 // queue has room for it and a GMMU result in the same cycle.
 func (r *Router) Drive() {
 	localRoom := r.local.count.Q()+2 <= routerDepth
-	r.Walks.Ready.Set(localRoom && r.remote.count.Q() < routerDepth)
+	r.Walks.Ready.Set(localRoom && !r.remote.walk.Full())
 	r.Migrated.Ready.Set(localRoom)
 	w, e, ok := r.local.front()
 	sm := r.target(w, ok)

@@ -6,6 +6,8 @@
 // migration policy.
 package gpu
 
+import "github.com/uvmmu/uvmmu/rtl"
+
 // PageShift is log2 of the 4 KB page (SPEC 2).
 const PageShift = 12
 
@@ -15,6 +17,9 @@ const WarpBits = 6
 
 // MaxWarps is the largest warps-per-SM the slot masks can hold.
 const MaxWarps = 1 << WarpBits
+
+// WarpsRange is the SMConfig.Warps NewSM accepts.
+var WarpsRange = rtl.Range{Min: 1, Max: MaxWarps}
 
 // DataReq is a load's data request: all distinct lines of one warp
 // instruction, sent once every page of it is translated. Remote marks a

@@ -45,6 +45,10 @@ type SMConfig struct {
 // 32 lanes, each access inside one page (accesses are naturally aligned).
 const maxPagesPerOp = workload.WarpSize
 
+// TranslateQueueRange is the SMConfig.TranslateQueue NewSM accepts: room
+// for two instructions' pages at least, and a 16-bit occupancy count.
+var TranslateQueueRange = rtl.Range{Min: 2 * maxPagesPerOp, Max: 1 << 16}
+
 // SM is one streaming multiprocessor at warp-instruction granularity
 // (SPEC 6.1), with the request side of its L1 TLB:
 //
@@ -66,17 +70,7 @@ const maxPagesPerOp = workload.WarpSize
 // counter.
 type SM struct {
 	rtl.Base
-
-	// Ports.
-	Launch   *rtl.Decoupled[Launch]     // from the dispatcher
-	TLBReq   *rtl.Decoupled[tlb.Lookup] // to the L1 TLB; Requester = warp slot, Write = store
-	TLBResp  tlb.ResponsePort           // from the L1 TLB
-	Frozen   *rtl.Wire[bool]            // the L1 TLB's freeze input, observed
-	WalkReq  *rtl.Decoupled[ptw.Walk]   // misses to the GMMU; Requester = ID<<WarpBits | warp
-	Replay   *rtl.Decoupled[ptw.Walk]   // resolved misses back from the GMMU
-	DataReq  *rtl.Decoupled[DataReq]    // to the memory data path
-	DataResp *rtl.Decoupled[DataReq]    // from the memory data path
-	Resident *rtl.Wire[uint8]           // warps in the SM, for the dispatcher
+	SMPorts
 
 	id         uint16
 	cfg        SMConfig
@@ -100,17 +94,18 @@ type SM struct {
 	// Translation queue between issue and the L1 TLB: lookups waiting to
 	// be sent. inflight counts lookups sent and not yet hit (waiting for a
 	// response, a walk, a migration, or parked by a freeze); issue keeps
-	// fill + inflight + 32 within the queue, so replays always fit.
+	// fill + inflight + 32 within the queue, so replays always fit. It
+	// takes a replay at its head and up to 33 lookups at its tail in one
+	// cycle (an instruction's pages and an unparked lookup), so it keeps
+	// its own pointers where rtl.Ring pushes one entry a cycle.
 	tq       *rtl.Vec[uint64] // tlb.Lookup.Pack() entries
 	tqHead   *rtl.Reg[uint32]
 	tqTail   *rtl.Reg[uint32]
 	tqFill   *rtl.Reg[uint32]
 	inflight *rtl.Reg[uint32]
 	// Lookups refused while the TLB was frozen, replayed once it thaws.
-	parked    *rtl.Vec[uint64]
-	parkHead  *rtl.Reg[uint32]
-	parkFill  *rtl.Reg[uint32]
-	missValid *rtl.Reg[bool] // walk request register (Moore output)
+	parked    *rtl.Ring[uint64] // tlb.Lookup.Pack() entries
+	missValid *rtl.Reg[bool]    // walk request register (Moore output)
 	miss      *rtl.Reg[uint64]
 	dreqValid *rtl.Reg[bool] // load data request register (Moore output)
 	dreq      *rtl.Reg[uint64]
@@ -127,25 +122,44 @@ type SM struct {
 	lineIDs [2 * workload.WarpSize]uint64
 }
 
-// TLBPorts are the L1 TLB ports an SM connects to.
-type TLBPorts struct {
-	Req    *rtl.Decoupled[tlb.Lookup]
-	Resp   tlb.ResponsePort
-	Frozen *rtl.Wire[bool]
+// SMPorts are an SM's wires.
+type SMPorts struct {
+	Launch   *rtl.Decoupled[Launch]     // from the dispatcher
+	TLBReq   *rtl.Decoupled[tlb.Lookup] // to the L1 TLB; Requester = warp slot, Write = store
+	TLBResp  tlb.ResponsePort           // from the L1 TLB
+	Frozen   *rtl.Wire[bool]            // the L1 TLB's freeze input, observed
+	WalkReq  *rtl.Decoupled[ptw.Walk]   // misses to the GMMU; Requester = ID<<WarpBits | warp
+	Replay   *rtl.Decoupled[ptw.Walk]   // resolved misses back from the GMMU
+	DataReq  *rtl.Decoupled[DataReq]    // to the memory data path
+	DataResp *rtl.Decoupled[DataReq]    // from the memory data path
+	Resident *rtl.Wire[uint8]           // warps in the SM, for the dispatcher
 }
 
-// PortsOf returns a TLB's SM-facing ports.
-func PortsOf(t *tlb.TLB) TLBPorts { return TLBPorts{Req: t.Req, Resp: t.Resp, Frozen: t.Frozen} }
+// NewSMPorts makes an SM's wires under path; its TLB ports are the L1
+// TLB's request, response and freeze wires.
+func NewSMPorts(s *rtl.Sim, path string, l1 tlb.Ports) SMPorts {
+	return SMPorts{
+		Launch:   rtl.NewDecoupledOf[Launch](s, path+".launch", LaunchWidth),
+		TLBReq:   l1.Req,
+		TLBResp:  l1.Resp,
+		Frozen:   l1.Frozen,
+		WalkReq:  rtl.NewDecoupledOf[ptw.Walk](s, path+".walk_req", ptw.WalkBits),
+		Replay:   rtl.NewDecoupledOf[ptw.Walk](s, path+".replay", ptw.WalkBits),
+		DataReq:  rtl.NewDecoupledOf[DataReq](s, path+".data_req", DataReqWidth),
+		DataResp: rtl.NewDecoupledOf[DataReq](s, path+".data_resp", DataReqWidth),
+		Resident: rtl.NewWire[uint8](s, path+".resident", WarpBits+1),
+	}
+}
 
-// NewSM builds SM number id under path, on the given L1 TLB ports.
-func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Kernel, l1 TLBPorts) (*SM, error) {
+// NewSM builds SM number id under path on ports p (NewSMPorts).
+func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Kernel, p SMPorts) (*SM, error) {
 	switch {
-	case cfg.Warps < 1 || cfg.Warps > MaxWarps:
-		return nil, fmt.Errorf("gpu: SM warps %d outside 1..%d", cfg.Warps, MaxWarps)
+	case !WarpsRange.Has(int64(cfg.Warps)):
+		return nil, WarpsRange.Check("gpu: SM warps", int64(cfg.Warps))
 	case cfg.LineBytes < 1 || cfg.LineBytes&(cfg.LineBytes-1) != 0 || cfg.LineBytes > 1<<PageShift:
 		return nil, fmt.Errorf("gpu: line bytes %d must be a power of two up to 4096", cfg.LineBytes)
-	case cfg.TranslateQueue < 2*maxPagesPerOp || cfg.TranslateQueue > 1<<16:
-		return nil, fmt.Errorf("gpu: translation queue %d outside %d..%d", cfg.TranslateQueue, 2*maxPagesPerOp, 1<<16)
+	case !TranslateQueueRange.Has(int64(cfg.TranslateQueue)):
+		return nil, TranslateQueueRange.Check("gpu: translation queue", int64(cfg.TranslateQueue))
 	case id < 0 || id >= 1<<(pte.RequesterBits-WarpBits):
 		return nil, fmt.Errorf("gpu: SM id %d outside 0..%d", id, 1<<(pte.RequesterBits-WarpBits)-1)
 	case len(kernels) > 1<<16:
@@ -159,15 +173,7 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 		return nil, fmt.Errorf("gpu: a thread block of %d warps does not fit an SM of %d warps (gpu.warps_per_sm)", blockWarps, cfg.Warps)
 	}
 	m := &SM{
-		Launch:     rtl.NewDecoupledOf[Launch](s, path+".launch", LaunchWidth),
-		TLBReq:     l1.Req,
-		TLBResp:    l1.Resp,
-		Frozen:     l1.Frozen,
-		WalkReq:    rtl.NewDecoupledOf[ptw.Walk](s, path+".walk_req", ptw.WalkBits),
-		Replay:     rtl.NewDecoupledOf[ptw.Walk](s, path+".replay", ptw.WalkBits),
-		DataReq:    rtl.NewDecoupledOf[DataReq](s, path+".data_req", DataReqWidth),
-		DataResp:   rtl.NewDecoupledOf[DataReq](s, path+".data_resp", DataReqWidth),
-		Resident:   rtl.NewWire[uint8](s, path+".resident", WarpBits+1),
+		SMPorts:    p,
 		id:         uint16(id),
 		cfg:        cfg,
 		kernels:    kernels,
@@ -197,9 +203,7 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 	m.tqTail = rtl.NewReg[uint32](b, "tq_tail", 17, 0)
 	m.tqFill = rtl.NewReg[uint32](b, "tq_fill", 17, 0)
 	m.inflight = rtl.NewReg[uint32](b, "inflight", 17, 0)
-	m.parked = rtl.NewVec[uint64](b, "parked", cfg.TranslateQueue, tlb.LookupBits, 0)
-	m.parkHead = rtl.NewReg[uint32](b, "park_head", 17, 0)
-	m.parkFill = rtl.NewReg[uint32](b, "park_fill", 17, 0)
+	m.parked = rtl.NewRing[uint64](b, "parked", cfg.TranslateQueue, tlb.LookupBits, false)
 	m.missValid = rtl.NewFlag(b, "miss_valid", false)
 	m.miss = rtl.NewReg[uint64](b, "miss", tlb.LookupBits, 0)
 	m.dreqValid = rtl.NewFlag(b, "dreq_valid", false)
@@ -248,7 +252,8 @@ func (m *SM) Eval() {
 	nextReady := m.nextReady.Q()
 	fill, inflight := m.tqFill.Q(), m.inflight.Q()
 	head, tail := m.tqHead.Q(), m.tqTail.Q()
-	parkHead, parkFill := m.parkHead.Q(), m.parkFill.Q()
+	park, unpark := false, false // push onto and pop off the parked ring
+	var parking uint64
 	push := func(e uint64) {
 		m.tq.At(int(tail)).Set(e)
 		tail = m.wrap(tail + 1)
@@ -296,8 +301,7 @@ func (m *SM) Eval() {
 			m.miss.Set(l.Pack())
 			m.misses.Set(m.misses.Q() + 1)
 		case tlb.Refused:
-			m.parked.At(int((parkHead + parkFill) % uint32(m.cfg.TranslateQueue))).Set(l.Pack())
-			parkFill++
+			park, parking = true, l.Pack()
 		}
 	}
 	if m.Replay.Fire() {
@@ -313,11 +317,18 @@ func (m *SM) Eval() {
 		fill++
 		inflight--
 	}
-	if m.parkFill.Q() > 0 && !m.Frozen.Get() {
-		push(m.parked.At(int(parkHead)).Q())
-		parkHead = m.wrap(parkHead + 1)
-		parkFill--
+	if m.parked.Len() > 0 && !m.Frozen.Get() {
+		unpark = true
+		push(m.parked.Head())
 		inflight--
+	}
+	m.parked.Update(park, parking, 0, unpark)
+	parkFill := m.parked.Len() // after this cycle's push and pop
+	switch {
+	case park && !unpark:
+		parkFill++
+	case unpark && !park:
+		parkFill--
 	}
 	update(m.dreqValid, dreqValid)
 	update(m.missValid, missValid)
@@ -391,8 +402,6 @@ func (m *SM) Eval() {
 	update(m.tqTail, tail)
 	update(m.tqFill, fill)
 	update(m.inflight, inflight)
-	update(m.parkHead, parkHead)
-	update(m.parkFill, parkFill)
 	update(m.free, free)
 	update(m.eligible, eligible)
 	update(m.computing, computing)
@@ -519,5 +528,5 @@ func (m *SM) Stats() Stats {
 func (m *SM) Describe() string {
 	return fmt.Sprintf("%d warps resident: %d eligible, %d computing, %d loading; %d lookups queued, %d in flight, %d parked (TLB frozen %v), walk request pending %v",
 		m.cfg.Warps-bits.OnesCount64(m.free.Q()), bits.OnesCount64(m.eligible.Q()), bits.OnesCount64(m.computing.Q()), bits.OnesCount64(m.loading.Q()),
-		m.tqFill.Q(), m.inflight.Q(), m.parkFill.Q(), m.Frozen.Get(), m.missValid.Q())
+		m.tqFill.Q(), m.inflight.Q(), m.parked.Len(), m.Frozen.Get(), m.missValid.Q())
 }

@@ -114,15 +114,15 @@ func newBench(t *testing.T, nSM, warps int, sched Scheduler, walkLatency uint64,
 	b := &bench{sim: s}
 	for i := 0; i < nSM; i++ {
 		path := "sm" + string(rune('0'+i))
-		l1, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config())
+		l1, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config(), tlb.NewPorts(s, path+".l1tlb"))
 		require.NoError(t, err)
-		m, err := NewSM(s, path, i, SMConfig{Warps: warps, Scheduler: sched, LineBytes: 128, TranslateQueue: 2080}, kernels, PortsOf(l1))
+		m, err := NewSM(s, path, i, SMConfig{Warps: warps, Scheduler: sched, LineBytes: 128, TranslateQueue: 2080}, kernels, NewSMPorts(s, path, l1.Ports))
 		require.NoError(t, err)
 		b.walkers = append(b.walkers, newWalker(s, m, l1, walkLatency))
 		b.sms = append(b.sms, m)
 		b.tlbs = append(b.tlbs, l1)
 	}
-	b.disp = NewDispatcher(s, "dispatcher", phases, b.sms)
+	b.disp = NewDispatcher(s, "dispatcher", phases, NewDispatcherPorts(s, "dispatcher", b.sms))
 	// 484 GB/s at 1481 MHz: 326.8 B/cycle (UVMMU Table I).
 	mem, err := NewMemory(s, "dram", MemoryConfig{SMs: nSM, Warps: warps, LineBytes: 128, Latency: 100, ByteTime: 200}, b.sms)
 	require.NoError(t, err)
@@ -259,10 +259,10 @@ func TestSMConfigErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "allowed: gto, lrr")
 }
 
-func testPorts(s *rtl.Sim, path string) TLBPorts {
-	t, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config())
+func testPorts(s *rtl.Sim, path string) SMPorts {
+	t, err := tlb.New(s, path+".l1tlb", tlb.DefaultL1Config(), tlb.NewPorts(s, path+".l1tlb"))
 	if err != nil {
 		panic(err)
 	}
-	return PortsOf(t)
+	return NewSMPorts(s, path, t.Ports)
 }

@@ -64,7 +64,7 @@ func newLinkAndPME(s *system.System, cfg *config.Config) (*pcie.Link, *pme.Engin
 		MaxPacketBytes:  cfg.PCIe.PacketBytes,
 		Ports:           1,
 	}
-	link, err := pcie.New(s.Sim, "pcie", lcfg)
+	link, err := pcie.New(s.Sim, "pcie", lcfg, pcie.NewPorts(s.Sim, "pcie", lcfg))
 	if err != nil {
 		return nil, nil, fmt.Errorf("pcie: %w", err)
 	}
@@ -74,11 +74,11 @@ func newLinkAndPME(s *system.System, cfg *config.Config) (*pcie.Link, *pme.Engin
 	if err := pcfg.CheckLink(lcfg); err != nil {
 		return nil, nil, err
 	}
-	e, err := pme.New(s.Sim, "pme", pcfg, link.D2H.In[hostPort], link.H2D.Out[hostPort])
+	e, err := pme.New(s.Sim, "pme", pcfg, pme.NewPorts(s.Sim, "pme", link.D2H.In[hostPort], link.H2D.Out[hostPort]))
 	if err != nil {
 		return nil, nil, fmt.Errorf("pme: %w", err)
 	}
-	if _, err := pme.NewHostDMA(s.Sim, "host.dma", pcfg, link.D2H.Out[hostPort], link.H2D.In[hostPort]); err != nil {
+	if _, err := pme.NewHostDMA(s.Sim, "host.dma", pcfg, pme.HostPorts{In: link.D2H.Out[hostPort], Out: link.H2D.In[hostPort]}); err != nil {
 		return nil, nil, fmt.Errorf("pme: %w", err)
 	}
 	return link, e, nil

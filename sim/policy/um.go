@@ -114,7 +114,7 @@ func (p *UM) Busy() []string {
 	d := p.driver
 	var names []string
 	if n := d.Waiting(); n > 0 {
-		names = append(names, fmt.Sprintf("%s (%d faults and zero-copy accesses waiting, state %d)", d.Path(), n, d.State()))
+		names = append(names, fmt.Sprintf("%s: %d faults and zero-copy accesses waiting, state %d", d.Path(), n, d.State()))
 	}
 	return names
 }

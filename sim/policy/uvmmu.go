@@ -159,16 +159,14 @@ func (p *UVMMU) MigrationLatencies() (free, swap []uint64) {
 	return slices.Clone(free), slices.Clone(swap)
 }
 
-// Busy names the migration unit while it holds migrations or requests.
+// Busy names the migration unit once while it holds migrations or
+// requests, with both counts.
 func (p *UVMMU) Busy() []string {
-	var names []string
-	if n := p.unit.Active(); n > 0 {
-		names = append(names, fmt.Sprintf("%s (%d page-group migrations in flight)", p.unit.Path(), n))
+	active, waiting := p.unit.Active(), p.unit.Waiting()
+	if active == 0 && waiting == 0 {
+		return nil
 	}
-	if n := p.unit.Waiting(); n > 0 {
-		names = append(names, fmt.Sprintf("%s (%d requests waiting)", p.unit.Path(), n))
-	}
-	return names
+	return []string{fmt.Sprintf("%s: %d page-group migrations in flight, %d requests waiting", p.unit.Path(), active, waiting)}
 }
 
 // Check verifies SPEC 6.5 between cycles: every managed page-group is in

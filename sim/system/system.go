@@ -47,7 +47,8 @@ type Policy interface {
 	Stats() PolicyStats
 	// Check verifies the policy's invariants (SPEC 6.5) between cycles.
 	Check() error
-	// Busy names the policy's units that hold unfinished work, for the
+	// Busy describes the policy's units that hold unfinished work, one
+	// "path: what it holds" line per unit, each unit once, for the
 	// watchdog's report.
 	Busy() []string
 }
@@ -77,6 +78,9 @@ type System struct {
 	Router     *gpu.Router
 	Dispatcher *gpu.Dispatcher
 	Memory     *gpu.Memory
+
+	// ModelMemoryBytes is the host memory predicted for the run.
+	ModelMemoryBytes uint64
 }
 
 // SetupPhaseName names the host phase the system puts before the first
@@ -85,16 +89,32 @@ const SetupPhaseName = "cudaMalloc"
 
 // Options are the run's observation switches, which never change results.
 type Options struct {
-	VCD   io.Writer // waveform output, or nil
-	Trace []string  // hierarchical name patterns to dump
+	VCD     io.Writer // waveform output, or nil
+	Signals []string  // hierarchical name patterns to dump into the VCD
 }
 
-// New builds the system for cfg's built-in workload under policy p.
+// New builds the system for cfg's workload (built-in, or a "trace:FILE"
+// name) under policy p. The host memory the run needs is estimated first,
+// before anything large is built, and a run over the limit fails with a
+// *MemoryError.
 func New(cfg *config.Config, p Policy) (*System, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	wl, err := workload.New(cfg.Run.Workload, workload.Params{Scale: cfg.Run.Scale, Seed: cfg.Run.Seed, GraphFile: cfg.Run.GraphFile})
+	params := workload.Params{Scale: cfg.Run.Scale, Seed: cfg.Run.Seed, GraphFile: cfg.Run.GraphFile}
+	if _, trace := workload.TraceFile(cfg.Run.Workload); !trace && cfg.Run.GraphFile == "" {
+		size, err := workload.SizeOf(cfg.Run.Workload, params)
+		if err != nil {
+			return nil, fmt.Errorf("run.workload: %w", err)
+		}
+		if err := checkMemory(cfg, size); err != nil {
+			return nil, err
+		}
+		if err := checkGPUMemory(cfg, size); err != nil {
+			return nil, err
+		}
+	}
+	wl, err := workload.New(cfg.Run.Workload, params)
 	if err != nil {
 		return nil, fmt.Errorf("run.workload: %w", err)
 	}
@@ -105,6 +125,10 @@ func New(cfg *config.Config, p Policy) (*System, error) {
 // testbench's) under policy p; cfg.Run.Workload only labels the results.
 func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	size := workload.SizeOfWorkload(wl)
+	if err := checkMemory(cfg, size); err != nil {
 		return nil, err
 	}
 	layout, err := NewLayout(wl, cfg)
@@ -121,6 +145,8 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		Workload: wl,
 		Layout:   layout,
 		Phases:   wl.Phases(),
+
+		ModelMemoryBytes: ModelMemory(size),
 	}
 	if len(layout.Device) > 0 {
 		// The cudaMalloc calls before the first kernel: a host phase in
@@ -128,15 +154,22 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		s.Phases = append([]workload.Phase{{Host: &workload.HostAccess{Alloc: SetupPhaseName}}}, s.Phases...)
 	}
 	kernels := gpu.Kernels(s.Phases)
+	for _, k := range kernels {
+		if w := k.WarpsPerBlock(); w > cfg.GPU.WarpsPerSM {
+			return nil, fmt.Errorf("gpu.warps_per_sm = %d out of range for workload %s; allowed: %d..%d (its thread blocks have %d warps)",
+				cfg.GPU.WarpsPerSM, wl.Name(), w, gpu.MaxWarps, w)
+		}
+	}
 	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue}
 	var fills []tlb.FillPort
 	for i := 0; i < cfg.GPU.SMs; i++ {
 		path := fmt.Sprintf("sm%d", i)
-		l1, err := tlb.New(s.Sim, path+".l1tlb", tlb.Config{Sets: 1, Ways: cfg.GPU.L1TLBEntries, HitLatency: cfg.GPU.L1TLBLatency})
+		l1cfg := tlb.Config{Sets: 1, Ways: cfg.GPU.L1TLBEntries, HitLatency: cfg.GPU.L1TLBLatency}
+		l1, err := tlb.New(s.Sim, path+".l1tlb", l1cfg, tlb.NewPorts(s.Sim, path+".l1tlb"))
 		if err != nil {
 			return nil, fmt.Errorf("gpu.l1_tlb_entries: %w", err)
 		}
-		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, gpu.PortsOf(l1))
+		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, gpu.NewSMPorts(s.Sim, path, l1.Ports))
 		if err != nil {
 			return nil, err
 		}
@@ -144,10 +177,14 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		s.TLBs = append(s.TLBs, l1)
 		fills = append(fills, l1.Fill)
 	}
+	if layout.Pages > ptw.MaxPages {
+		return nil, fmt.Errorf("run.scale = %g: workload %s spans %d MB of pages, more than the GMMU's page table holds (%d MB)",
+			cfg.Run.Scale, wl.Name(), layout.Pages>>8, ptw.MaxPages>>8)
+	}
 	s.GMMU, err = ptw.New(s.Sim, "gmmu", ptw.Config{
 		Walkers: cfg.GPU.Walkers, QueueDepth: cfg.GPU.WalkQueue, Levels: 1, LevelLatency: cfg.GPU.WalkCycles,
 		BaseVPN: layout.BaseVPN, Pages: layout.Pages,
-	})
+	}, ptw.NewPorts(s.Sim, "gmmu"))
 	if err != nil {
 		return nil, fmt.Errorf("gpu: %w", err)
 	}
@@ -158,8 +195,8 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 	for _, m := range s.SMs {
 		replays = append(replays, m.Replay)
 	}
-	s.Router = gpu.NewRouter(s.Sim, "router", s.GMMU.Resp, fills, replays)
-	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, s.SMs)
+	s.Router = gpu.NewRouter(s.Sim, "router", gpu.NewRouterPorts(s.Sim, "router", s.GMMU.Resp, fills, replays))
+	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, gpu.NewDispatcherPorts(s.Sim, "dispatcher", s.SMs))
 	s.Memory, err = gpu.NewMemory(s.Sim, "dram", gpu.MemoryConfig{
 		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, LineBytes: cfg.GPU.LineBytes,
 		Latency: uint64(cfg.Memory.LatencyCycles), ByteTime: cfg.TransferTime(cfg.Memory.BandwidthGBs),
@@ -224,6 +261,10 @@ type Result struct {
 	FootprintBytes  uint64 `json:"footprint_bytes"`
 	GPUMemoryBytes  uint64 `json:"gpu_memory_bytes"`
 	ManagedCapacity uint64 `json:"managed_capacity_bytes"`
+
+	// ModelMemoryBytes is the simulator's host memory predicted before
+	// the run (EstimateMemory); it depends only on the configuration.
+	ModelMemoryBytes uint64 `json:"model_memory_bytes"`
 }
 
 // WallFields are the Result fields that depend on the host machine rather
@@ -234,7 +275,7 @@ var WallFields = []string{"wall_seconds", "sim_cycles_per_second", "warp_instruc
 // the policy the system was built with.
 func (s *System) Run(p Policy, opts Options) (Result, error) {
 	if opts.VCD != nil {
-		if err := s.Sim.TraceVCD(opts.VCD, opts.Trace...); err != nil {
+		if err := s.Sim.TraceVCDClock(opts.VCD, s.Cfg.GPU.ClockMHz, opts.Signals...); err != nil {
 			return Result{}, err
 		}
 		defer s.Sim.CloseTrace()
@@ -243,6 +284,13 @@ func (s *System) Run(p Policy, opts Options) (Result, error) {
 	s.Sim.Reset()
 	if err := s.loop(p); err != nil {
 		return Result{}, err
+	}
+	if opts.VCD != nil {
+		// The waveform is an output of the run: failing to write it fails
+		// the run.
+		if err := s.Sim.CloseTrace(); err != nil {
+			return Result{}, fmt.Errorf("system: vcd: %w", err)
+		}
 	}
 	wall := time.Since(start).Seconds()
 	return s.result(p, wall), nil
@@ -256,7 +304,7 @@ func (s *System) loop(p Policy) error {
 	if cfg.Check.Invariants {
 		chunk = min(chunk, 1<<14)
 	}
-	lastProgress, lastCycle := s.progress(p), uint64(0)
+	w := watchdog{window: cfg.Check.WatchdogCycles, progress: s.progress(p)}
 	for {
 		done, err := s.Sim.RunUntil(s.Dispatcher.Done.Get, chunk)
 		if err != nil {
@@ -273,12 +321,8 @@ func (s *System) loop(p Policy) error {
 		if done {
 			return nil
 		}
-		now := s.Sim.Cycle()
-		if pr := s.progress(p); pr != lastProgress {
-			lastProgress, lastCycle = pr, now
-		} else if now-lastCycle >= cfg.Check.WatchdogCycles {
-			return fmt.Errorf("system: watchdog: no instruction retired and no page moved for %d cycles (check.watchdog_cycles) at cycle %d; stuck: %s",
-				now-lastCycle, now, strings.Join(s.stuck(p), ", "))
+		if w.stalled(s.Sim, s.progress(p)) {
+			return s.watchdogError(p, &w)
 		}
 	}
 }
@@ -301,19 +345,21 @@ func (s *System) progress(p Policy) uint64 {
 	return n + ps.Migrations + ps.Evictions + ps.PCIeH2DBytes + ps.PCIeD2HBytes + s.Memory.RemoteLoads()
 }
 
-// stuck names every unit holding unfinished work.
-func (s *System) stuck(p Policy) []string {
-	var names []string
+// watchdogError reports one line per unit holding unfinished work, each
+// with what it holds and waits for.
+func (s *System) watchdogError(p Policy, w *watchdog) error {
+	var lines []string
 	for _, m := range s.SMs {
 		if r := m.Resident.Get(); r > 0 {
-			names = append(names, fmt.Sprintf("%s (%s)", m.Path(), m.Describe()))
+			lines = append(lines, fmt.Sprintf("%s: %s", m.Path(), m.Describe()))
 		}
 	}
-	names = append(names, p.Busy()...)
-	if len(names) == 0 {
-		names = append(names, s.Dispatcher.Path())
+	lines = append(lines, p.Busy()...)
+	if len(lines) == 0 {
+		lines = append(lines, fmt.Sprintf("%s: phase not done, no unit holds work", s.Dispatcher.Path()))
 	}
-	return names
+	return fmt.Errorf("system: watchdog: at cycle %d nothing retired, moved or was scheduled for %d cycles (check.watchdog_cycles = %d); stuck:\n  %s",
+		s.Sim.Cycle(), s.Sim.Cycle()-w.since, w.window, strings.Join(lines, "\n  "))
 }
 
 func (s *System) result(p Policy, wall float64) Result {
@@ -325,6 +371,8 @@ func (s *System) result(p Policy, wall float64) Result {
 		FootprintBytes:  s.Workload.Footprint(),
 		GPUMemoryBytes:  uint64(s.Layout.NFG) << GroupShift,
 		ManagedCapacity: uint64(s.Layout.ManagedCapacity) << GroupShift,
+
+		ModelMemoryBytes: s.ModelMemoryBytes,
 	}
 	for _, m := range s.SMs {
 		st := m.Stats()

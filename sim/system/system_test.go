@@ -2,6 +2,7 @@ package system_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -317,21 +318,71 @@ func TestParallelEvalIsExact(t *testing.T) {
 	}
 }
 
-// TestWatchdogNamesStuckUnits: a fault latency longer than the watchdog
-// stops the run with an error naming the SM and the driver.
+// deaf is a policy that maps every page remote and never answers a remote
+// walk: the run stalls with nothing scheduled.
+type deaf struct{}
+
+func (deaf) Name() string { return "deaf" }
+func (deaf) Attach(s *system.System) error {
+	for _, r := range s.Layout.Managed {
+		for g := 0; g < r.Count; g++ {
+			if err := s.LoadGroup(r.First+uint64(g), uint64(g), true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+func (deaf) Stats() system.PolicyStats { return system.PolicyStats{} }
+func (deaf) Check() error              { return nil }
+func (deaf) Busy() []string            { return []string{"deaf: never answers a remote walk"} }
+
+// TestWatchdogNamesStuckUnits: a run in which nothing moves and nothing is
+// scheduled stops after the window (20,000 cycles, checked every 5,001)
+// with one line per stuck unit, each named once.
 func TestWatchdogNamesStuckUnits(t *testing.T) {
 	cfg := testConfig("um")
 	cfg.GPU.SMs = 1
 	cfg.Check.WatchdogCycles = 20000
-	p, err := policy.New("um", &cfg)
+	s, err := system.NewWith(&cfg, oneLoad(), deaf{})
 	require.NoError(t, err)
-	s, err := system.NewWith(&cfg, oneLoad(), p)
-	require.NoError(t, err)
-	_, err = s.Run(p, system.Options{})
+	_, err = s.Run(deaf{}, system.Options{})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "check.watchdog_cycles")
-	assert.Contains(t, err.Error(), "sm0 (1 warps resident")
-	assert.Contains(t, err.Error(), "um.driver")
+	lines := strings.Split(err.Error(), "\n")
+	require.Len(t, lines, 3, err.Error())
+	assert.Contains(t, lines[0], "nothing retired, moved or was scheduled for")
+	assert.Contains(t, lines[0], "(check.watchdog_cycles = 20000)")
+	assert.True(t, strings.HasPrefix(lines[1], "  sm0: 1 warps resident"), lines[1])
+	assert.Equal(t, "  deaf: never answers a remote walk", lines[2])
+}
+
+// A unit waiting on a scheduled event is progressing: a fault latency
+// (um.fault_latency_us = 100,000: 148,100,000 cycles), a compute record of
+// 2^32-1 cycles, an ordinary 45 us fault under a 1,000-cycle window, and a
+// 64 KB page-group transfer (6,066 cycles on the wire) under uvmmu with the
+// same window, each far longer than the watchdog's window.
+func TestWatchdogWaitsForScheduledEvents(t *testing.T) {
+	long := newMicro(workload.Op{Kind: workload.OpCompute, Cycles: 1<<32 - 1})
+	cases := []struct {
+		name   string
+		policy string
+		set    func(*config.Config)
+		wl     workload.Workload
+	}{
+		{"fault latency", "um", func(c *config.Config) { c.UM.FaultLatencyUs = 100000 }, oneLoad()},
+		{"compute record", "um", func(*config.Config) {}, long},
+		{"45 us fault, 1000-cycle window", "um", func(c *config.Config) { c.Check.WatchdogCycles = 1000 }, oneLoad()},
+		{"page-group transfer, 1000-cycle window", "uvmmu", func(c *config.Config) { c.Check.WatchdogCycles = 1000 }, oneLoad()},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(tc.policy)
+			cfg.GPU.SMs = 1
+			tc.set(&cfg)
+			r := runMicro(t, cfg, tc.wl)
+			assert.NotZero(t, r.Cycles)
+		})
+	}
 }
 
 func TestLayoutOversubscription(t *testing.T) {
@@ -364,5 +415,34 @@ func TestHostPhasesAndCudaMalloc(t *testing.T) {
 		if name != "ideal" {
 			assert.Positive(t, r.PCIeD2HBytes, "%s: the host reads data back", name)
 		}
+	}
+}
+
+// Busy names every unit at most once in any cycle, each line "path: what
+// it holds" (the watchdog prints one line per stuck unit), and names the
+// migration unit while it migrates.
+func TestBusyNamesEachUnitOnce(t *testing.T) {
+	for _, name := range []string{"um", "uvmsmart", "uvmmu"} {
+		cfg := testConfig(name)
+		cfg.GPU.SMs = 1
+		cfg.Run.OversubPct = 150
+		p, err := policy.New(name, &cfg)
+		require.NoError(t, err)
+		s, err := system.NewWith(&cfg, spacedLoads(40), p)
+		require.NoError(t, err)
+		s.Sim.Reset()
+		busyCycles := 0
+		for !s.Dispatcher.Done.Get() {
+			require.NoError(t, s.Sim.Step())
+			seen := map[string]bool{}
+			for _, line := range p.Busy() {
+				unit, _, ok := strings.Cut(line, ": ")
+				require.True(t, ok, "%s: %q is not \"path: what it holds\"", name, line)
+				require.False(t, seen[unit], "%s: %s named twice in %v", name, unit, p.Busy())
+				seen[unit] = true
+				busyCycles++
+			}
+		}
+		assert.NotZero(t, busyCycles, name)
 	}
 }

@@ -100,15 +100,13 @@ type Config struct {
 	Capacity int
 	// LatencyCycles is the fault handling latency (um.fault_latency_us).
 	LatencyCycles uint64
-	// FaultBuffer is the fault buffer's entries (um.fault_buffer).
+	// FaultBuffer is the fault buffer's entries (um.fault_buffer), in
+	// uvm.FaultBufferRange.
 	FaultBuffer int
 	// HostPages is, per host phase, the pages it reads back (0 for a
 	// kernel).
 	HostPages []int
 }
-
-// MaxFaultBuffer bounds the fault buffer (um.fault_buffer's maximum).
-const MaxFaultBuffer = 1 << 16
 
 // Validate names the first parameter outside its range.
 func (c Config) Validate() error {
@@ -117,8 +115,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("umdriver: Pages %d must be at least 1", c.Pages)
 	case c.Capacity < 0:
 		return fmt.Errorf("umdriver: Capacity %d is negative", c.Capacity)
-	case c.FaultBuffer < 1 || c.FaultBuffer > MaxFaultBuffer:
-		return fmt.Errorf("umdriver: FaultBuffer %d outside 1..%d", c.FaultBuffer, MaxFaultBuffer)
+	case !uvm.FaultBufferRange.Has(int64(c.FaultBuffer)):
+		return uvm.FaultBufferRange.Check("umdriver: FaultBuffer", int64(c.FaultBuffer))
 	}
 	for _, r := range c.Managed {
 		lo := r.First * system.PagesPerGroup

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/uvmmu/uvmmu/blocks/accessctr"
+	"github.com/uvmmu/uvmmu/rtl"
 )
 
 // Prefetcher names (UVMSmart simulator, gpu-sim.cc: -hardware_prefetch
@@ -59,7 +60,19 @@ const (
 	MaxPenalty = 1 << 20
 	// MaxFreeBufferPercent bounds the free-page buffer below all of memory.
 	MaxFreeBufferPercent = 99
+	// MaxFaultBuffer bounds the UM driver's fault buffer (sim/umdriver,
+	// um.fault_buffer).
+	MaxFaultBuffer = 1 << 16
 )
+
+// PenaltyRange is the Penalty Validate allows.
+var PenaltyRange = rtl.Range{Min: 1, Max: MaxPenalty}
+
+// FaultBufferRange is the fault buffer sizes the UM driver's
+// Config.Validate allows (sim/umdriver). It is defined here, with the rest
+// of the driver's parameters, so that the configuration layer, which
+// sim/umdriver depends on through sim/system, checks the same range.
+var FaultBufferRange = rtl.Range{Min: 1, Max: MaxFaultBuffer}
 
 // Config is the driver's policy menu.
 type Config struct {
@@ -128,10 +141,10 @@ func (c Config) Validate() error {
 		return err
 	}
 	switch {
-	case c.StaticThreshold < 1 || c.StaticThreshold > accessctr.MaxCount:
-		return fmt.Errorf("uvm: StaticThreshold = %d is outside 1..%d (the 27-bit access count)", c.StaticThreshold, accessctr.MaxCount)
-	case c.Penalty < 1 || c.Penalty > MaxPenalty:
-		return fmt.Errorf("uvm: Penalty = %d is outside 1..%d", c.Penalty, MaxPenalty)
+	case !accessctr.ThresholdRange.Has(int64(c.StaticThreshold)):
+		return fmt.Errorf("uvm: StaticThreshold = %d is outside %s (the 27-bit access count)", c.StaticThreshold, accessctr.ThresholdRange)
+	case !PenaltyRange.Has(int64(c.Penalty)):
+		return fmt.Errorf("uvm: Penalty = %d is outside %s", c.Penalty, PenaltyRange)
 	case !(c.FreeBufferPercent >= 0 && c.FreeBufferPercent <= MaxFreeBufferPercent):
 		return fmt.Errorf("uvm: FreeBufferPercent = %g is outside 0..%d", c.FreeBufferPercent, MaxFreeBufferPercent)
 	}

@@ -1,7 +1,8 @@
 // Package workload generates the warp instruction streams the simulated GPU
 // executes (SPEC 6.1, 7): the nine benchmarks the UVMSmart simulator ships
-// (backprop, fdtd, hotspot, srad, 2dconv, bfs, sssp, nw, ra), and workloads
-// read from the text trace format of docs/trace-format.md.
+// (backprop, fdtd, hotspot, srad, 2dconv, bfs, sssp, nw, ra), GRIT's eight
+// multi-GPU applications (grit-*, see grit.go and docs/grit.md), and
+// workloads read from the text trace format of docs/trace-format.md.
 //
 // A workload declares its allocations in the benchmark's order, with the
 // benchmark's sizes and whether it used cudaMallocManaged (Managed) or

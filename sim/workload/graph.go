@@ -2,11 +2,14 @@ package workload
 
 import (
 	"bufio"
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // graph is a directed graph in the Rodinia bfs layout: node i's edges are
@@ -33,36 +36,81 @@ func (g *graph) edges() int {
 	return len(g.dest)
 }
 
-// Rodinia graph limits: node and edge ids are C ints in the benchmark.
-const maxGraphCount = math.MaxInt32
+// Rodinia graph limits: node and edge ids are C ints in the benchmark;
+// edge costs are never negative (graphgen draws them in [1, 10]).
+const (
+	maxGraphCount = math.MaxInt32
+	// graphMaxLine bounds a line of the file: a record is two integers.
+	graphMaxLine = 4096
+	// graphQuoteMax bounds how much of a bad token an error quotes.
+	graphQuoteMax = 40
+)
+
+// graphTokens reads a Rodinia graph file's whitespace-separated integers
+// and knows the line each one is on.
+type graphTokens struct {
+	sc     *bufio.Scanner
+	line   int
+	fields []string
+}
+
+// next returns the next token and its line, or "" at the end of the file.
+func (t *graphTokens) next() (string, error) {
+	for len(t.fields) == 0 {
+		if !t.sc.Scan() {
+			if err := t.sc.Err(); err != nil {
+				if errors.Is(err, bufio.ErrTooLong) {
+					return "", fmt.Errorf("rodinia graph line %d: longer than %d bytes; expected two integers per line", t.line+1, graphMaxLine)
+				}
+				return "", err
+			}
+			return "", nil
+		}
+		t.line++
+		t.fields = strings.Fields(t.sc.Text())
+	}
+	tok := t.fields[0]
+	t.fields = t.fields[1:]
+	return tok, nil
+}
+
+// quoteToken quotes a token for an error in printable ASCII, cut to
+// graphQuoteMax bytes: a binary file never reaches the terminal raw.
+func quoteToken(tok string) string {
+	if len(tok) > graphQuoteMax {
+		return fmt.Sprintf("%+q... (%d bytes)", tok[:graphQuoteMax], len(tok))
+	}
+	return fmt.Sprintf("%+q", tok)
+}
 
 // readRodiniaGraph parses the Rodinia bfs text format: the node count, then
 // "start degree" per node, then the source node, then the edge count, then
-// "dest cost" per edge, all whitespace-separated integers.
+// "dest cost" per edge, all whitespace-separated integers. Errors name the
+// line. Costs must not be negative and no two nodes' edge ranges
+// [start, start+degree) may overlap.
 func readRodiniaGraph(r io.Reader) (*graph, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64), 64)
-	sc.Split(bufio.ScanWords)
-	count := 0
+	sc.Buffer(make([]byte, 0, 256), graphMaxLine)
+	t := &graphTokens{sc: sc}
 	// next reads one integer in [lo, hi]; what and item (item < 0: none)
 	// name it in errors.
 	next := func(what string, item, lo, hi int64) (int64, error) {
-		count++
 		name := func() string {
 			if item < 0 {
 				return what
 			}
 			return fmt.Sprintf("%s %d", what, item)
 		}
-		if !sc.Scan() {
-			if err := sc.Err(); err != nil {
-				return 0, fmt.Errorf("rodinia graph: token %d (%s): %w", count, name(), err)
-			}
-			return 0, fmt.Errorf("rodinia graph: unexpected end of file, expected %s (token %d)", name(), count)
+		tok, err := t.next()
+		if err != nil {
+			return 0, err
 		}
-		v, err := strconv.ParseInt(sc.Text(), 10, 64)
+		if tok == "" {
+			return 0, fmt.Errorf("rodinia graph line %d: unexpected end of file, expected %s", t.line, name())
+		}
+		v, err := strconv.ParseInt(tok, 10, 64)
 		if err != nil || v < lo || v > hi {
-			return 0, fmt.Errorf("rodinia graph: token %d: %s must be an integer in [%d, %d], got %q", count, name(), lo, hi, sc.Text())
+			return 0, fmt.Errorf("rodinia graph line %d: %s must be an integer in [%d, %d], got %s", t.line, name(), lo, hi, quoteToken(tok))
 		}
 		return v, nil
 	}
@@ -71,6 +119,7 @@ func readRodiniaGraph(r io.Reader) (*graph, error) {
 		return nil, err
 	}
 	g := &graph{}
+	var lines []int32 // the line of every node's record
 	for i := int64(0); i < n; i++ {
 		s, err := next("start of node", i, 0, maxGraphCount)
 		if err != nil {
@@ -82,6 +131,7 @@ func readRodiniaGraph(r io.Reader) (*graph, error) {
 		}
 		g.start = append(g.start, uint32(s))
 		g.degree = append(g.degree, uint32(d))
+		lines = append(lines, int32(t.line))
 	}
 	if _, err := next("source node", -1, 0, n-1); err != nil {
 		return nil, err
@@ -90,25 +140,53 @@ func readRodiniaGraph(r io.Reader) (*graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	edgeCountLine := t.line
 	for i := int64(0); i < e; i++ {
 		d, err := next("destination of edge", i, 0, n-1)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := next("cost of edge", i, math.MinInt32, math.MaxInt32); err != nil {
+		if _, err := next("cost of edge", i, 0, math.MaxInt32); err != nil {
 			return nil, err
 		}
 		g.dest = append(g.dest, uint32(d))
 	}
+	if tok, err := t.next(); err != nil {
+		return nil, err
+	} else if tok != "" {
+		return nil, fmt.Errorf("rodinia graph line %d: unexpected token %s after the %d edges", t.line, quoteToken(tok), e)
+	}
 	for i := range g.start {
 		if end := uint64(g.start[i]) + uint64(g.degree[i]); end > uint64(e) {
-			return nil, fmt.Errorf("rodinia graph: node %d: start %d + degree %d exceeds edge count %d", i, g.start[i], g.degree[i], e)
+			return nil, fmt.Errorf("rodinia graph line %d: node %d: start %d + degree %d exceeds the edge count %d (line %d)", lines[i], i, g.start[i], g.degree[i], e, edgeCountLine)
 		}
 	}
-	if sc.Scan() {
-		return nil, fmt.Errorf("rodinia graph: unexpected token %q after the %d edges", sc.Text(), e)
+	if err := checkEdgeRanges(g, lines); err != nil {
+		return nil, err
 	}
 	return g, nil
+}
+
+// checkEdgeRanges fails when two nodes' edge ranges overlap, naming both
+// nodes and the line of the later one in the file.
+func checkEdgeRanges(g *graph, lines []int32) error {
+	order := make([]int32, 0, len(g.start))
+	for i, d := range g.degree {
+		if d > 0 {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(g.start[a], g.start[b]) })
+	for k := 1; k < len(order); k++ {
+		a, b := order[k-1], order[k]
+		if end := g.start[a] + g.degree[a]; g.start[b] < end {
+			first, second := min(a, b), max(a, b)
+			return fmt.Errorf("rodinia graph line %d: node %d's edges [%d, %d) overlap node %d's [%d, %d) (line %d)",
+				lines[second], second, g.start[second], g.start[second]+g.degree[second],
+				first, g.start[first], g.start[first]+g.degree[first], lines[first])
+		}
+	}
+	return nil
 }
 
 // bfsLevels runs breadth-first search from node 0 and returns every node's

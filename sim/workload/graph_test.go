@@ -55,9 +55,13 @@ func TestReadRodiniaGraphErrors(t *testing.T) {
 		{"source out of range", "1\n0 0\n3\n0\n", "source node must be an integer in [0, 0]"},
 		{"dest out of range", "2\n0 1\n1 0\n0\n1\n7 1\n", "destination of edge 0 must be an integer in [0, 1]"},
 		{"edge list too short", "2\n0 1\n1 0\n0\n2\n1 1\n", "expected destination of edge 1"},
-		{"node runs past edges", "2\n0 2\n1 0\n0\n1\n1 1\n", "node 0: start 0 + degree 2 exceeds edge count 1"},
-		{"trailing data", "1\n0 0\n0\n0\n5\n", `unexpected token "5"`},
-		{"huge token", "1" + strings.Repeat("0", 100), "token 1"},
+		{"node runs past edges", "2\n0 2\n1 0\n0\n1\n1 1\n", "line 2: node 0: start 0 + degree 2 exceeds the edge count 1 (line 5)"},
+		{"trailing data", "1\n0 0\n0\n0\n5\n", `line 5: unexpected token "5"`},
+		{"huge token", "1" + strings.Repeat("0", 100), `line 1: node count must be an integer in [1, 2147483647], got "1000000000000000000000000000000000000000"... (101 bytes)`},
+		{"line too long", strings.Repeat(" ", 5000), "line 1: longer than 4096 bytes"},
+		{"negative cost", "2\n0 1\n1 1\n0\n2\n1 1\n0 -3\n", "line 7: cost of edge 1 must be an integer in [0, 2147483647], got \"-3\""},
+		{"overlapping ranges", "3\n0 2\n2 1\n1 2\n0\n4\n1 1\n2 1\n0 1\n0 1\n", "line 4: node 2's edges [1, 3) overlap node 0's [0, 2) (line 2)"},
+		{"binary garbage", "2\n0 \x1b[31m\xff\xfe\u202e", `line 2: degree of node 0 must be an integer in [0, 2147483647], got "\x1b[31m\xff\xfe\u202e"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

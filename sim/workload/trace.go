@@ -2,8 +2,10 @@ package workload
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,9 +58,27 @@ func (s *traceStream) Next(op *Op) bool {
 	return true
 }
 
+// traced is a workload read from a trace: its records stay in memory.
+type traced struct {
+	*builtin
+	kernels []*traceKernel
+}
+
+// HostBytes is the memory of the trace's records: 16 B per instruction and
+// 8 B per lane address of the slices as allocated, twice over for the
+// collector's headroom, plus about 64 B per warp of the warp index.
+func (t *traced) HostBytes() uint64 {
+	var n uint64
+	for _, k := range t.kernels {
+		n += 2*(16*uint64(cap(k.ops))+8*uint64(cap(k.addrs))) + 64*uint64(len(k.warps))
+	}
+	return n
+}
+
 type traceParser struct {
 	line     int
 	wl       *builtin
+	kernels  []*traceKernel
 	haveName bool
 	phases   bool // a phase was seen: no more allocations
 	kernel   *Kernel
@@ -96,7 +116,15 @@ func FromTrace(r io.Reader) (Workload, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("trace line %d: %w", p.line+1, err)
+		p.line++
+		var perr *fs.PathError
+		switch {
+		case errors.Is(err, bufio.ErrTooLong):
+			return nil, p.errorf("line longer than %d bytes", traceMaxLine)
+		case errors.As(err, &perr):
+			return nil, &ReadError{Err: err}
+		}
+		return nil, p.errorf("unreadable input: %v", err)
 	}
 	if !header {
 		return nil, fmt.Errorf("trace: empty input, expected header %q", traceMagic+" "+traceVersion)
@@ -104,7 +132,7 @@ func FromTrace(r io.Reader) (Workload, error) {
 	if !p.haveName {
 		return nil, fmt.Errorf("trace: missing workload line")
 	}
-	return p.wl, nil
+	return &traced{builtin: p.wl, kernels: p.kernels}, nil
 }
 
 func (p *traceParser) parse(f []string) error {
@@ -237,6 +265,7 @@ func (p *traceParser) kernelLine(f []string) error {
 		return &traceStream{ops: tk.ops[r[0]:r[1]], addrs: tk.addrs}
 	}
 	p.kernel, p.tk = k, tk
+	p.kernels = append(p.kernels, tk)
 	p.wl.kernel(k)
 	return nil
 }

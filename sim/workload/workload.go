@@ -241,11 +241,22 @@ func Names() []string {
 	return names
 }
 
-// New builds the named built-in workload.
+// New builds the named built-in workload, or reads the trace of a
+// "trace:FILE" name (a trace is its recorded size: Scale and Seed do not
+// apply to it).
 func New(name string, p Params) (Workload, error) {
+	if file, ok := TraceFile(name); ok {
+		if p.GraphFile != "" {
+			return nil, fmt.Errorf("workload: Params.GraphFile is only read by bfs, not a trace")
+		}
+		return FromTraceFile(file)
+	}
 	gen, ok := generators[name]
 	if !ok {
-		return nil, fmt.Errorf("workload: unknown name %q; valid names: %s", name, strings.Join(Names(), ", "))
+		gen, ok = gritGenerators[name]
+	}
+	if !ok {
+		return nil, fmt.Errorf("workload: unknown name %q; valid names: %s", name, strings.Join(append(Names(), GRITNames()...), ", "))
 	}
 	scale := p.Scale
 	if scale == 0 {

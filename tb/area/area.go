@@ -197,7 +197,7 @@ func runYosys(top string, sources []Source, script []string) (string, string, er
 		if err := os.WriteFile(path, s.Text, 0o644); err != nil {
 			return "", dir, err
 		}
-		lines = append(lines, "read_verilog "+path)
+		lines = append(lines, "read_verilog -sv "+path)
 	}
 	for _, l := range script {
 		lines = append(lines, strings.ReplaceAll(l, "{dir}", dir))

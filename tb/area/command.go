@@ -1,6 +1,7 @@
 package area
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,11 +31,13 @@ func Command(name string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s [--liberty FILE] [--json FILE] [--top MODULE]\n%s", name, fs.FlagUsages())
+		fmt.Fprintf(stderr, "usage: %s [--liberty FILE] [--json FILE] [--top MODULE] [--sweep PARAM=a,b,c ...]\n%s", name, fs.FlagUsages())
 	}
 	liberty := fs.String("liberty", "", "Liberty file to map to as well (cell area and ABC delay)")
 	jsonOut := fs.String("json", "", "write the report as JSON to this file")
 	top := fs.String("top", "", "report only this module (see go run ./verilog/cmd/vgen -list)")
+	sweeps := fs.StringArray("sweep", nil, "PARAM=a,b,c: synthesize the module with PARAM at each value, the others at their defaults, "+
+		"and print how area and logic depth grow (repeatable; the module is --top or the first of uvmmu_da, grit_pa_cache, uvmmu_dcq, uvmmu_lfsr with PARAM)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -42,12 +45,15 @@ func Command(name string, args []string, stdout, stderr io.Writer) error {
 		return UsageError{err}
 	}
 	if fs.NArg() > 0 {
-		return UsageError{fmt.Errorf("unexpected argument %q; flags are --liberty FILE, --json FILE, --top MODULE", fs.Arg(0))}
+		return UsageError{fmt.Errorf("unexpected argument %q; flags are --liberty FILE, --json FILE, --top MODULE, --sweep PARAM=a,b,c", fs.Arg(0))}
 	}
 	if *liberty != "" {
 		if _, err := os.Stat(*liberty); err != nil {
 			return UsageError{fmt.Errorf("--liberty %s: %w", *liberty, err)}
 		}
+	}
+	if len(*sweeps) > 0 {
+		return sweepCommand(*sweeps, *top, *liberty, *jsonOut, stdout)
 	}
 	emitters := gen.Emitters()
 	if *top != "" {
@@ -109,11 +115,7 @@ func build(emitters []gen.Emitter, top, liberty string) (Report, error) {
 		if slices.Contains(blackBoxes, e.Name) {
 			continue
 		}
-		m, err := e.Module(nil)
-		if err != nil {
-			return Report{}, err
-		}
-		r, err := Generic(e.Name, m.ParamSummary(), sources, blackBoxes)
+		r, err := Generic(e.Name, e.Summary(e.Defaults()), sources, blackBoxes)
 		if err != nil {
 			return Report{}, err
 		}
@@ -143,4 +145,48 @@ func build(emitters []gen.Emitter, top, liberty string) (Report, error) {
 		lat = slices.DeleteFunc(lat, func(l Latency) bool { return l.Block != top })
 	}
 	return NewReport(mods, srams, lat), nil
+}
+
+// sweepCommand runs and prints every --sweep, checking them all before the
+// first synthesis starts.
+func sweepCommand(specs []string, top, liberty, jsonOut string, stdout io.Writer) error {
+	var sweeps []Sweep
+	for _, spec := range specs {
+		s, err := ParseSweep(spec, top)
+		if err != nil {
+			return UsageError{err}
+		}
+		sweeps = append(sweeps, s)
+	}
+	if err := Available(); err != nil {
+		return err
+	}
+	type result struct {
+		Sweep Sweep      `json:"sweep"`
+		Rows  []SweepRow `json:"rows"`
+	}
+	var all []result
+	for i, s := range sweeps {
+		rows, err := s.Run(liberty)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		if err := WriteSweep(stdout, s, rows); err != nil {
+			return err
+		}
+		all = append(all, result{s, rows})
+	}
+	if jsonOut == "" {
+		return nil
+	}
+	f, err := os.Create(jsonOut)
+	if err != nil {
+		return fmt.Errorf("--json: %w", err)
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	return errors.Join(enc.Encode(all), f.Close())
 }

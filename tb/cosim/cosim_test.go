@@ -1,7 +1,6 @@
 package cosim
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -9,28 +8,36 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/uvmmu/uvmmu/verilog/vlog"
 )
 
 // counterModule is an 8-bit counter with enable and a valid-qualified
 // output, small enough to exercise the harness on its own.
 func counterModule(t *testing.T) Source {
-	m := vlog.NewModule("cosim_counter", "tb/cosim tests")
-	clk := m.Input("clk", vlog.Bits(1))
-	rst := m.Input("rst", vlog.Bits(1))
-	en := m.Input("en", vlog.Bits(1))
-	odd := m.Output("odd", vlog.Bits(1))
-	half := m.Output("half", vlog.Bits(7))
-	q := m.Reg("count_q", 8)
-	m.Assign(odd, vlog.Bit(q, 0))
-	m.Assign(half, vlog.Slice(q, 7, 1))
-	m.AlwaysFF(clk, vlog.If(rst, vlog.Stmts(vlog.NB(q, vlog.Lit(8, 0))),
-		vlog.Stmts(vlog.If(en, vlog.Stmts(vlog.NB(q, vlog.Add(q, vlog.Lit(8, 1)))), nil))))
-	var buf bytes.Buffer
-	require.NoError(t, m.Write(&buf))
-	return Source{Name: "cosim_counter.v", Text: buf.Bytes()}
+	t.Helper()
+	return Source{Name: "cosim_counter.v", Text: []byte(counterVerilog)}
 }
+
+const counterVerilog = "`default_nettype none\n" + `module cosim_counter (
+  input  wire clk,
+  input  wire rst,
+  input  wire en,
+  output wire odd,
+  output wire [6:0] half
+);
+  reg [7:0] count_q;
+
+  assign odd = count_q[0];
+  assign half = count_q[7:1];
+
+  always @(posedge clk) begin
+    if (rst) begin
+      count_q <= 8'd0;
+    end else if (en) begin
+      count_q <= count_q + 8'd1;
+    end
+  end
+endmodule
+` + "`default_nettype wire\n"
 
 // counter is the Go reference; step is the amount added per enabled cycle,
 // so a step of 3 is a deliberately wrong model.
@@ -102,7 +109,7 @@ func TestLayoutErrors(t *testing.T) {
 
 func TestCounterCosim(t *testing.T) {
 	src := counterModule(t)
-	tb, err := Testbench("cosim_counter", mustLayout(t))
+	tb, err := Testbench("cosim_counter", "", mustLayout(t))
 	require.NoError(t, err)
 	for _, sim := range Simulators {
 		t.Run(sim.Name, func(t *testing.T) {

@@ -36,9 +36,12 @@ type Case struct {
 	// instantiates (the testbench is added).
 	Top     string
 	Sources []Source
-	DUT     DUT
-	Stim    Stimulus
-	Cycles  uint64
+	// Params is the parameter override list the testbench instantiates
+	// Top with ("#(.DEPTH(4))"); empty for its defaults.
+	Params string
+	DUT    DUT
+	Stim   Stimulus
+	Cycles uint64
 	// Simulators to run; nil means all of Simulators.
 	Simulators []Simulator
 }
@@ -52,7 +55,7 @@ func Run(t *testing.T, c Case) {
 	if err != nil {
 		t.Fatalf("%s: %v", c.Top, err)
 	}
-	tb, err := Testbench(c.Top, l)
+	tb, err := Testbench(c.Top, c.Params, l)
 	if err != nil {
 		t.Fatalf("%s: testbench: %v", c.Top, err)
 	}

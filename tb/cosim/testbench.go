@@ -24,7 +24,10 @@ func TestbenchTop(top string) string { return "tb_" + top }
 //	cycle N port P expected X got Y
 //
 // then "FAIL" and stops with $fatal; a clean run ends with "PASS N cycles".
-func Testbench(top string, l Layout) ([]byte, error) {
+//
+// params is the parameter override list of the instance ("#(.DEPTH(4))"),
+// or empty for the module's defaults.
+func Testbench(top, params string, l Layout) ([]byte, error) {
 	check, in, out := l.fields()
 	type sel struct {
 		Name, Range, Slice, Valid string
@@ -53,7 +56,7 @@ func Testbench(top string, l Layout) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	err := tbTemplate.Execute(&buf, map[string]any{
-		"Top": top, "TB": TestbenchTop(top), "RowWidth": l.RowWidth(), "Chunk": DefaultChunkRows,
+		"Top": top, "Params": params, "TB": TestbenchTop(top), "RowWidth": l.RowWidth(), "Chunk": DefaultChunkRows,
 		"Check": check, "Inputs": ins, "Outputs": outs,
 	})
 	return buf.Bytes(), err
@@ -87,7 +90,7 @@ module {{.TB}};
   wire {{.Range}}{{.Name}};
 {{- end}}
 
-  {{.Top}} dut (
+  {{.Top}} {{if .Params}}{{.Params}} {{end}}dut (
     .clk(clk),
 {{- range .Inputs}}
     .{{.Name}}({{.Name}}),

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/uvmmu/uvmmu/blocks/dcq"
-	"github.com/uvmmu/uvmmu/verilog/vlog"
 )
 
 func init() {
@@ -14,98 +13,109 @@ func init() {
 		Doc:  "destination candidate queue, first-word fall-through FIFO (SPEC 5.3)",
 		Params: []Param{
 			{Name: "DEPTH", Default: uint64(cfg.Depth), Min: dcq.MinDepth, Max: dcq.MaxDepth, Doc: "entries"},
-			{Name: "THRESHOLD", Default: uint64(cfg.Threshold), Min: 1, Max: dcq.MaxDepth, Doc: "refill while count < THRESHOLD; at most DEPTH"},
+			{Name: "THRESHOLD", Default: uint64(cfg.Threshold), Min: 1, Max: dcq.MaxDepth, Range: "1..DEPTH", Doc: "refill while count < THRESHOLD; at most DEPTH"},
 			{Name: "FG_BITS", Default: uint64(cfg.FGBits), Min: 1, Max: dcq.MaxFGBits, Doc: "frame-group number width"},
 		},
-		Emit: emitDCQ,
+		Ports: dcqPorts("push_valid", "push_ready", "push_pfgn", "push_swap", "pop_valid", "pop_ready", "pop_pfgn", "pop_swap", "count", "refill"),
+		Checks: []Check{{Label: "threshold_depth", Cond: "THRESHOLD > DEPTH",
+			Msg: "uvmmu_dcq: THRESHOLD = %0d is outside 1..DEPTH (%0d)", Args: []string{"THRESHOLD", "DEPTH"}}},
+		Validate: func(v Values) error { return dcqConfig(v).Validate() },
+		Describe: func(Values) []string {
+			return []string{"Destination candidate queue of the UVMMU Destination Allocator (UVMMU paper Section IV-C; SPEC 5.1, 5.3).",
+				"First-word fall-through FIFO of {PFgN, S} entries; Moore outputs; refill = count < THRESHOLD."}
+		},
+		Body: dcqBody(),
 	})
 }
 
-// emitDCQ builds uvmmu_dcq (SPEC 5.3): the destination candidate queue, a
-// first-word fall-through FIFO of {PFgN, S} entries. Every output is Moore:
-// pop_* show the head entry whenever pop_valid, push_ready is count < DEPTH
-// and refill is count < THRESHOLD, all from registers. A push and a pop may
-// fire in the same cycle; a push into a full queue waits for push_ready even
-// if a pop fires in that cycle, because push_ready does not look at
-// pop_ready. Entries are not reset (the queue is an array, like an SRAM);
-// only the pointers and the count are.
-func emitDCQ(v Values) (*vlog.Module, error) {
-	cfg := dcq.Config{Depth: int(v["DEPTH"]), Threshold: int(v["THRESHOLD"]), FGBits: int(v["FG_BITS"])}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("parameters DEPTH = %d, THRESHOLD = %d, FG_BITS = %d: %w", cfg.Depth, cfg.Threshold, cfg.FGBits, err)
+func dcqConfig(v Values) dcq.Config {
+	return dcq.Config{Depth: int(v["DEPTH"]), Threshold: int(v["THRESHOLD"]), FGBits: int(v["FG_BITS"])}
+}
+
+// dcqPorts is uvmmu_dcq's port list (SPEC 5.3) under the given names, in
+// the order push_valid, push_ready, push_pfgn, push_swap, pop_valid,
+// pop_ready, pop_pfgn, pop_swap, count, refill.
+func dcqPorts(names ...string) []Port {
+	dirs := []Dir{In, Out, In, In, Out, In, Out, Out, Out, Out}
+	widths := []string{"", "", "FG_BITS", "", "", "", "FG_BITS", "", "$clog2(DEPTH+1)", ""}
+	ports := []Port{{Name: "clk", Dir: In}, {Name: "rst", Dir: In}}
+	for i, n := range names {
+		ports = append(ports, Port{Name: n, Dir: dirs[i], Width: widths[i]})
 	}
-	depth, threshold, fgBits := cfg.Depth, cfg.Threshold, cfg.FGBits
+	ports[10].Bits = func(v Values) int {
+		if d, ok := v["DEPTH"]; ok {
+			return dcq.CountWidth(int(d))
+		}
+		return dcq.CountWidth(int(v["DCQ_DEPTH"]))
+	}
+	return ports
+}
+
+// dcqBody is uvmmu_dcq's body (SPEC 5.3): the destination candidate
+// queue, a first-word fall-through FIFO of {PFgN, S} entries. Every output
+// is Moore: pop_* show the head entry whenever pop_valid, push_ready is
+// count < DEPTH and refill is count < THRESHOLD, all from registers. A push
+// and a pop may fire in the same cycle; a push into a full queue waits for
+// push_ready even if a pop fires in that cycle, because push_ready does not
+// look at pop_ready. Entries are not reset (the queue is an array, like an
+// SRAM); only the pointers and the count are. The registers carry the names
+// of the Go model's rtl.Ring (mem, mem_head, mem_tail, mem_fill).
+func dcqBody() string {
 	if dcq.SwapBit != 0 || dcq.PFgNLSB != 1 {
-		return nil, fmt.Errorf("blocks/dcq stores entries with S at bit %d and PFgN from bit %d; this emitter packs {PFgN, S}", dcq.SwapBit, dcq.PFgNLSB)
+		panic(fmt.Sprintf("blocks/dcq stores entries with S at bit %d and PFgN from bit %d; uvmmu_dcq packs {PFgN, S}", dcq.SwapBit, dcq.PFgNLSB))
 	}
-	m := vlog.NewModule("uvmmu_dcq", Generator)
-	m.Doc("Destination candidate queue of the UVMMU Destination Allocator (UVMMU paper Section IV-C; SPEC 5.1, 5.3).",
-		"First-word fall-through FIFO of {PFgN, S} entries; Moore outputs; refill = count < THRESHOLD.")
-	pDepth := m.Param("DEPTH", uint64(depth))
-	pThreshold := m.Param("THRESHOLD", uint64(threshold))
-	pFG := m.Param("FG_BITS", uint64(fgBits))
-	m.Specialize(pDepth, pThreshold, pFG)
+	return `  localparam integer COUNT_W = $clog2(DEPTH + 1);
+  localparam integer PTR_W = $clog2(DEPTH);
+  localparam [COUNT_W-1:0] FULL = COUNT_W'(DEPTH);
+  localparam [COUNT_W-1:0] REFILL_BELOW = COUNT_W'(THRESHOLD);
+  localparam [PTR_W-1:0] LAST = PTR_W'(DEPTH - 1);
 
-	countW := dcq.CountWidth(depth)
-	ptrW := dcq.PointerWidth(depth)
-	entryW := dcq.EntryWidth(fgBits)
-	clk := m.Input("clk", vlog.Bits(1))
-	rst := m.Input("rst", vlog.Bits(1))
-	pushValid := m.Input("push_valid", vlog.Bits(1))
-	pushReady := m.Output("push_ready", vlog.Bits(1))
-	pushPFgN := m.Input("push_pfgn", vlog.PBits(vlog.PRef(pFG)))
-	pushSwap := m.Input("push_swap", vlog.Bits(1))
-	popValid := m.Output("pop_valid", vlog.Bits(1))
-	popReady := m.Input("pop_ready", vlog.Bits(1))
-	popPFgN := m.Output("pop_pfgn", vlog.PBits(vlog.PRef(pFG)))
-	popSwap := m.Output("pop_swap", vlog.Bits(1))
-	count := m.Output("count", vlog.PBits(vlog.PClog2(vlog.PAdd(vlog.PRef(pDepth), vlog.PInt(1)))))
-	refill := m.Output("refill", vlog.Bits(1))
+  // entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack
+  reg [FG_BITS:0] mem [0:DEPTH-1];
+  // index of the oldest entry
+  reg [PTR_W-1:0] mem_head;
+  // index the next push writes
+  reg [PTR_W-1:0] mem_tail;
+  reg [COUNT_W-1:0] mem_fill;
+  wire [FG_BITS:0] head_entry;
+  wire not_full;
+  wire not_empty;
+  wire push_fire;
+  wire pop_fire;
 
-	entries := m.Memory("entries_q", entryW, depth).Comment("entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack")
-	head := m.Reg("head_q", ptrW).Comment("index of the oldest entry")
-	tail := m.Reg("tail_q", ptrW).Comment("index the next push writes")
-	countQ := m.Reg("count_q", countW)
-	headEntry := m.Wire("head_entry", entryW)
-	notFull := m.Wire("not_full", 1)
-	notEmpty := m.Wire("not_empty", 1)
-	pushFire := m.Wire("push_fire", 1)
-	popFire := m.Wire("pop_fire", 1)
+  assign not_full = mem_fill < FULL;
+  assign not_empty = mem_fill != {COUNT_W{1'b0}};
+  assign push_fire = push_valid && not_full;
+  assign pop_fire = pop_ready && not_empty;
+  assign head_entry = mem[mem_head];
 
-	m.Assign(notFull, vlog.Lt(countQ, vlog.Lit(countW, uint64(depth))))
-	m.Assign(notEmpty, vlog.Ne(countQ, vlog.Zero(countW)))
-	m.Assign(pushFire, vlog.LAnd(pushValid, notFull))
-	m.Assign(popFire, vlog.LAnd(popReady, notEmpty))
-	m.Assign(headEntry, vlog.Word(entries, head))
+  // Moore outputs: functions of the registers only
+  assign push_ready = not_full;
+  assign pop_valid = not_empty;
+  assign pop_pfgn = head_entry[FG_BITS:1];
+  assign pop_swap = head_entry[0];
+  assign count = mem_fill;
+  assign refill = mem_fill < REFILL_BELOW;
 
-	m.Comment("Moore outputs: functions of the registers only")
-	m.Assign(pushReady, notFull)
-	m.Assign(popValid, notEmpty)
-	m.Assign(popPFgN, vlog.Slice(headEntry, dcq.PFgNLSB+fgBits-1, dcq.PFgNLSB))
-	m.Assign(popSwap, vlog.Bit(headEntry, dcq.SwapBit))
-	m.Assign(count, countQ)
-	m.Assign(refill, vlog.Lt(countQ, vlog.Lit(countW, uint64(threshold))))
-
-	next := func(p *vlog.Signal) vlog.Expr {
-		return vlog.Mux(vlog.Eq(p, vlog.Lit(ptrW, uint64(depth-1))), vlog.Zero(ptrW), vlog.Add(p, vlog.Lit(ptrW, 1)))
-	}
-	m.AlwaysFF(clk,
-		vlog.If(rst, vlog.Stmts(
-			vlog.NB(head, vlog.Zero(ptrW)),
-			vlog.NB(tail, vlog.Zero(ptrW)),
-			vlog.NB(countQ, vlog.Zero(countW)),
-		), vlog.Stmts(
-			vlog.If(pushFire, vlog.Stmts(
-				vlog.NB(vlog.Word(entries, tail), vlog.Cat(pushPFgN, pushSwap)),
-				vlog.NB(tail, next(tail)),
-			), nil),
-			vlog.If(popFire, vlog.Stmts(vlog.NB(head, next(head))), nil),
-			vlog.If(vlog.LAnd(pushFire, vlog.LNot(popFire)), vlog.Stmts(
-				vlog.NB(countQ, vlog.Add(countQ, vlog.Lit(countW, 1))),
-			), vlog.Stmts(vlog.If(vlog.LAnd(popFire, vlog.LNot(pushFire)), vlog.Stmts(
-				vlog.NB(countQ, vlog.Sub(countQ, vlog.Lit(countW, 1))),
-			), nil))),
-		)),
-	)
-	return m, nil
+  always @(posedge clk) begin
+    if (rst) begin
+      mem_head <= {PTR_W{1'b0}};
+      mem_tail <= {PTR_W{1'b0}};
+      mem_fill <= {COUNT_W{1'b0}};
+    end else begin
+      if (push_fire) begin
+        mem[mem_tail] <= {push_pfgn, push_swap};
+        mem_tail <= (mem_tail == LAST) ? {PTR_W{1'b0}} : (mem_tail + PTR_W'(1));
+      end
+      if (pop_fire) begin
+        mem_head <= (mem_head == LAST) ? {PTR_W{1'b0}} : (mem_head + PTR_W'(1));
+      end
+      if (push_fire && !pop_fire) begin
+        mem_fill <= mem_fill + COUNT_W'(1);
+      end else if (pop_fire && !push_fire) begin
+        mem_fill <= mem_fill - COUNT_W'(1);
+      end
+    end
+  end
+`
 }

@@ -30,8 +30,8 @@ func TestResolveErrors(t *testing.T) {
 	require.ErrorContains(t, err, "uvmmu_dcq parameter DEPTH = 1 is outside the allowed range")
 	_, err = e.Resolve(Values{"WIDTH": 4})
 	require.ErrorContains(t, err, "uvmmu_dcq has no parameter WIDTH; parameters: DEPTH")
-	_, err = e.Module(Values{"DEPTH": 16, "THRESHOLD": 17})
-	require.ErrorContains(t, err, "THRESHOLD = 17, FG_BITS = 32: dcq: Threshold 17 outside 1..Depth (16)")
+	_, err = e.Text(Values{"DEPTH": 16, "THRESHOLD": 17})
+	require.ErrorContains(t, err, "uvmmu_dcq (DEPTH=16 THRESHOLD=17 FG_BITS=32): dcq: Threshold 17 outside 1..Depth (16)")
 	_, err = Lookup("nope")
 	require.ErrorContains(t, err, `no emitter for module "nope"; known modules:`)
 }

@@ -3,9 +3,9 @@ package gen
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/uvmmu/uvmmu/blocks/lfsr"
-	"github.com/uvmmu/uvmmu/verilog/vlog"
 )
 
 func init() {
@@ -15,46 +15,56 @@ func init() {
 		Doc:  "Galois LFSR of the victim picker (SPEC 5.2, 5.3)",
 		Params: []Param{
 			{Name: "WIDTH", Default: uint64(cfg.Width), Min: lfsr.MinWidth, Max: lfsr.MaxWidth, Doc: "register width; taps from blocks/lfsr"},
-			{Name: "SEED", Default: cfg.Seed, Min: 1, Max: math.MaxUint64, Doc: "reset state, non-zero, below 2^WIDTH"},
+			{Name: "SEED", Default: cfg.Seed, Min: 1, Max: math.MaxUint64, Range: "1..2^WIDTH-1", TypeWidth: "WIDTH", Doc: "reset state, non-zero, below 2^WIDTH"},
 		},
-		Emit: emitLFSR,
+		Ports: []Port{
+			{Name: "clk", Dir: In}, {Name: "rst", Dir: In}, {Name: "en", Dir: In},
+			{Name: "state", Dir: Out, Width: "WIDTH"},
+		},
+		Validate: func(v Values) error { return lfsrConfig(v).Validate() },
+		Describe: func(Values) []string {
+			return []string{"Galois LFSR of the UVMMU victim picker (UVMMU paper Section IV-D; SPEC 5.2, 5.3).",
+				"Maximal-length taps from Xilinx XAPP052 Table 3, converted to Galois toggle masks by blocks/lfsr.Taps",
+				"and selected by WIDTH; period 2^WIDTH-1, never zero for a non-zero SEED."}
+		},
+		Body: lfsrBody(),
 	})
 }
 
-// emitLFSR builds uvmmu_lfsr (SPEC 5.3): a Galois LFSR that shifts right
-// and XORs the toggle mask of blocks/lfsr.Taps in when the bit shifted out
-// is 1, in every cycle where en is high; reset loads SEED. WIDTH selects the
-// tap row and is specialized; SEED stays a free parameter.
-func emitLFSR(v Values) (*vlog.Module, error) {
-	cfg := lfsr.Config{Width: int(v["WIDTH"]), Seed: v["SEED"]}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("parameters WIDTH = %d, SEED = %#x: %w", cfg.Width, cfg.Seed, err)
-	}
-	taps, err := lfsr.Taps(cfg.Width)
-	if err != nil {
-		return nil, err
-	}
-	w := cfg.Width
-	m := vlog.NewModule("uvmmu_lfsr", Generator)
-	m.Doc("Galois LFSR of the UVMMU victim picker (UVMMU paper Section IV-D; SPEC 5.2, 5.3).",
-		"Maximal-length taps from Xilinx XAPP052 Table 3, converted to a Galois toggle mask by blocks/lfsr.Taps;",
-		fmt.Sprintf("period 2^%d-1, never zero for a non-zero SEED.", w))
-	pWidth := m.Param("WIDTH", uint64(w))
-	pSeed := m.TypedParam("SEED", vlog.PBits(vlog.PRef(pWidth)), cfg.Seed)
-	m.Specialize(pWidth)
+func lfsrConfig(v Values) lfsr.Config { return lfsr.Config{Width: int(v["WIDTH"]), Seed: v["SEED"]} }
 
-	clk := m.Input("clk", vlog.Bits(1))
-	rst := m.Input("rst", vlog.Bits(1))
-	en := m.Input("en", vlog.Bits(1))
-	state := m.Output("state", vlog.PBits(vlog.PRef(pWidth)))
-	stateQ := m.Reg("state_q", w)
-	m.Assign(state, stateQ)
+// lfsrBody is uvmmu_lfsr's body (SPEC 5.3): a Galois LFSR that shifts
+// right and XORs the toggle mask of blocks/lfsr.Taps in when the bit
+// shifted out is 1, in every cycle where en is high; reset loads SEED. The
+// mask table holds every width of blocks/lfsr's tap table.
+func lfsrBody() string {
+	var rows strings.Builder
+	for w := lfsr.MinWidth; w <= lfsr.MaxWidth; w++ {
+		taps, err := lfsr.Taps(w)
+		if err != nil {
+			panic(err) // the loop stays inside the table's range
+		}
+		fmt.Fprintf(&rows, "      %d: toggle_mask = 64'h%016x;\n", w, taps)
+	}
+	return `  // Galois toggle mask of each width (blocks/lfsr.Taps).
+  function automatic [63:0] toggle_mask(input integer width);
+    case (width)
+` + rows.String() + `      default: toggle_mask = 64'd0;
+    endcase
+  endfunction
 
-	shifted := vlog.Cat(vlog.Lit(1, 0), vlog.Slice(stateQ, w-1, 1))
-	feedback := vlog.Mux(vlog.Bit(stateQ, 0), vlog.Hex(w, taps), vlog.Zero(w))
-	m.AlwaysFF(clk,
-		vlog.If(rst, vlog.Stmts(vlog.NB(stateQ, vlog.PVal(pSeed))),
-			vlog.Stmts(vlog.If(en, vlog.Stmts(vlog.NB(stateQ, vlog.Xor(shifted, feedback))), nil))),
-	)
-	return m, nil
+  localparam [WIDTH-1:0] TAPS = WIDTH'(toggle_mask(WIDTH));
+
+  reg [WIDTH-1:0] state_q;
+
+  assign state = state_q;
+
+  always @(posedge clk) begin
+    if (rst) begin
+      state_q <= SEED;
+    end else if (en) begin
+      state_q <= {1'b0, state_q[WIDTH-1:1]} ^ (state_q[0] ? TAPS : {WIDTH{1'b0}});
+    end
+  end
+`
 }

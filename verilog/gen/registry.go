@@ -1,36 +1,41 @@
-// Package gen is the registry of Verilog module emitters. Each emitter turns
-// a set of parameter values into a vlog.Module; verilog/cmd/vgen writes every
-// registered module at its default parameters to verilog/rtl and checks the
-// committed files against them, and the co-simulation and area flows in tb/
-// generate modules at other parameter values through the same entry point.
+// Package gen is the registry of Verilog module emitters. Every emitted
+// module is parameterized: its body is written once in terms of its
+// parameters (widths from $clog2 and parameter expressions, generate loops
+// for replicated logic) and elaborates for every value in the documented
+// ranges, which are the ranges of the Go blocks' Config.Validate; an
+// illegal value stops elaboration with a message naming the parameter.
+// verilog/cmd/vgen writes every registered module with the Go blocks'
+// default configuration as the parameter defaults to verilog/rtl and checks
+// the committed files against them; the co-simulation and area flows
+// instantiate the same modules with other parameter values.
 //
 // An emitter registers itself from an init function in this package:
 //
 //	func init() {
 //		Register(Emitter{
-//			Name:   "uvmmu_dcq",
-//			Doc:    "destination candidate queue (SPEC 5.3)",
-//			Params: []Param{{Name: "DEPTH", Default: uint64(cfg.Depth), Min: 2, Max: 1 << 16}, ...},
-//			Emit:   emitDCQ,
+//			Name:     "uvmmu_dcq",
+//			Doc:      "destination candidate queue (SPEC 5.3)",
+//			Params:   []Param{{Name: "DEPTH", Default: uint64(cfg.Depth), Min: dcq.MinDepth, Max: dcq.MaxDepth}, ...},
+//			Ports:    []Port{{Name: "push_pfgn", Dir: In, Width: "FG_BITS"}, ...},
+//			Validate: func(v Values) error { return dcqConfig(v).Validate() },
+//			Body:     dcqBody,
 //		})
 //	}
 //
-// Parameter defaults come from the Go package that models the block (its
-// default config), never from numbers written here. Emit receives values that
-// are already range-checked against Params; it checks the relations between
-// them (for example THRESHOLD <= DEPTH) and returns an error naming the
-// parameter and the allowed range.
+// Parameter defaults and ranges come from the Go package that models the
+// block (its default config and its range constants), never from numbers
+// written here. Validate receives values that are already range-checked
+// against Params and checks the relations between them (for example
+// THRESHOLD <= DEPTH) with the Go block's Config.Validate; Checks state the
+// same relations in Verilog, for the elaboration-time check.
 package gen
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/uvmmu/uvmmu/verilog/vlog"
 )
 
 // Generator is the name printed in the header of every emitted file.
@@ -42,6 +47,20 @@ type Param struct {
 	Default  uint64
 	Min, Max uint64
 	Doc      string
+	// Range, when set, is how messages state the range ("1..2^WIDTH-1");
+	// else Min..Max.
+	Range string
+	// TypeWidth names the parameter whose value is this one's width: the
+	// parameter prints as `parameter [W-1:0] NAME`. Empty: untyped.
+	TypeWidth string
+}
+
+// RangeText is the allowed range as messages print it.
+func (p Param) RangeText() string {
+	if p.Range != "" {
+		return p.Range
+	}
+	return fmt.Sprintf("%d..%d", p.Min, p.Max)
 }
 
 // Values holds parameter values by name. Emitters only look values up, so
@@ -56,8 +75,19 @@ type Emitter struct {
 	Doc string
 	// Params lists the parameters in the module's declaration order.
 	Params []Param
-	// Emit builds the module for complete, range-checked values.
-	Emit func(Values) (*vlog.Module, error)
+	// Ports lists the ports in declaration order.
+	Ports []Port
+	// Checks are the relations between parameters the module checks at
+	// elaboration, besides each parameter's range.
+	Checks []Check
+	// Validate checks complete, range-checked values with the Go block's
+	// Config.Validate.
+	Validate func(Values) error
+	// Describe is the header comment for the values (it may print derived
+	// geometry).
+	Describe func(Values) []string
+	// Body is the module's text after the port list and the checks.
+	Body string
 }
 
 var registry []Emitter
@@ -117,7 +147,7 @@ func (e Emitter) Resolve(overrides Values) (Values, error) {
 		}
 		x := overrides[k]
 		if x < p.Min || x > p.Max {
-			return nil, fmt.Errorf("%s parameter %s = %d is outside the allowed range %d..%d", e.Name, k, x, p.Min, p.Max)
+			return nil, fmt.Errorf("%s parameter %s = %d is outside the allowed range %s", e.Name, k, x, p.RangeText())
 		}
 		v[k] = x
 	}
@@ -136,35 +166,66 @@ func (e Emitter) param(name string) (Param, bool) {
 func (e Emitter) paramNames() string {
 	names := make([]string, len(e.Params))
 	for i, p := range e.Params {
-		names[i] = fmt.Sprintf("%s (%d..%d)", p.Name, p.Min, p.Max)
+		names[i] = fmt.Sprintf("%s (%s)", p.Name, p.RangeText())
 	}
 	return strings.Join(names, ", ")
 }
 
-// Module resolves overrides and builds the module.
-func (e Emitter) Module(overrides Values) (*vlog.Module, error) {
+// Check resolves overrides and checks the relations between the values
+// with the Go block's Config.Validate.
+func (e Emitter) Check(overrides Values) (Values, error) {
 	v, err := e.Resolve(overrides)
 	if err != nil {
 		return nil, err
 	}
-	m, err := e.Emit(v)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", e.Name, err)
+	if e.Validate != nil {
+		if err := e.Validate(v); err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", e.Name, e.summary(v), err)
+		}
 	}
-	return m, nil
+	return v, nil
 }
 
-// Text resolves overrides, builds the module and prints it.
+// Text resolves and checks overrides and prints the module with those
+// values as its parameter defaults. The body is the same for every value:
+// verilog/rtl holds the module at the Go blocks' defaults, and a design
+// that needs other values sets them at instantiation.
 func (e Emitter) Text(overrides Values) ([]byte, error) {
-	m, err := e.Module(overrides)
+	v, err := e.Check(overrides)
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := m.Write(&buf); err != nil {
-		return nil, err
+	var doc []string
+	if e.Describe != nil {
+		doc = e.Describe(v)
 	}
-	return buf.Bytes(), nil
+	return e.render(v, doc)
+}
+
+// Overrides prints values as a Verilog parameter override list,
+// "#(.A(1), .B(2))", in declaration order, skipping parameters not in
+// values.
+func (e Emitter) Overrides(values Values) string {
+	var parts []string
+	for _, p := range e.Params {
+		x, ok := values[p.Name]
+		if !ok {
+			continue
+		}
+		if p.TypeWidth != "" {
+			w, ok := values[p.TypeWidth]
+			if !ok {
+				w = e.Defaults()[p.TypeWidth]
+			}
+			parts = append(parts, fmt.Sprintf(".%s(%d'd%d)", p.Name, w, x))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf(".%s(%d)", p.Name, x))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "#(" + strings.Join(parts, ", ") + ")"
 }
 
 // File is one emitted module file.

@@ -16,7 +16,8 @@ import (
 // configCmd prints the default configuration as a TOML file that --config
 // loads, or checks a configuration file: an unknown key, a value of the
 // wrong type or out of its range is a usage error (exit status 2) naming
-// the key.
+// the key. The check is run's own, up to the first simulated cycle, so a
+// file passes it exactly when run accepts it.
 func configCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("uvmsim config", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -46,8 +47,14 @@ func configCmd(args []string, stdout, stderr io.Writer) error {
 		if err := cfg.Validate(); err != nil {
 			return usageError{err}
 		}
-		if !contains(workload.Names(), cfg.Run.Workload) {
-			return usage("%s: run.workload = %q unknown; allowed: %s", *check, cfg.Run.Workload, strings.Join(workload.Names(), ", "))
+		if err := workload.CheckName(cfg.Run.Workload); err != nil {
+			return usage("%s: run.workload: %v", *check, err)
+		}
+		// The checks run makes on the built system (the workload's
+		// footprint against memory.capacity_gb, its thread blocks against
+		// gpu.warps_per_sm), without simulating a cycle.
+		if _, _, err := build(&cfg); err != nil {
+			return usage("%s: %v", *check, err)
 		}
 		fmt.Fprintf(stdout, "%s: ok\n", *check)
 		return nil
@@ -68,7 +75,7 @@ func defaultsTOML(c *config.Config) string {
 			fmt.Fprintf(&b, "\n[%s]\n", sec)
 			section = sec
 		}
-		fmt.Fprintf(&b, "# %s; %s\n%s = %s\n", k.Doc, k.Allowed, name, tomlValue(&k, c))
+		fmt.Fprintf(&b, "# %s; %s\n%s = %s\n", k.Doc, k.Allowed(c), name, tomlValue(&k, c))
 	}
 	return b.String()
 }

@@ -51,9 +51,9 @@ func TestConfigCheckNamesTheKey(t *testing.T) {
 	cases := []struct{ file, want string }{
 		{"[um]\nevictor = \"lru2m\"\n", `unknown key "um.evictor"`},
 		{"[um]\nremote = \"sometimes\"\n", `um.remote = "sometimes" out of range; allowed: one of off, adaptive, always, oversub`},
-		{"[uvmsmart]\npenalty = 0\n", "uvmsmart.penalty = 0 out of range; allowed: [1, 1048576]"},
-		{"[uvmsmart]\nfree_buffer_pct = 100.0\n", "uvmsmart.free_buffer_pct = 100 out of range; allowed: [0, 99]"},
-		{"[run]\nworkload = \"doom\"\n", `run.workload = "doom" unknown`},
+		{"[uvmsmart]\npenalty = 0\n", "uvmsmart.penalty = 0 out of range; allowed: 1..1048576"},
+		{"[uvmsmart]\nfree_buffer_pct = 100.0\n", "uvmsmart.free_buffer_pct = 100 out of range; allowed: 0..99"},
+		{"[run]\nworkload = \"doom\"\n", `run.workload: workload "doom" unknown`},
 	}
 	for _, tc := range cases {
 		path := filepath.Join(t.TempDir(), "bad.toml")

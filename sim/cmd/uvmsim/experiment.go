@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -15,13 +14,13 @@ import (
 	"github.com/uvmmu/uvmmu/sim/experiment"
 )
 
-// experimentCmd runs one of the paper's experiments (or validate) and
-// writes its results, tables and plots.
+// experimentCmd runs one of the paper's experiments (or validate), storing
+// each run's result as it finishes (resuming from those already stored),
+// and writes its results, tables and plots.
 func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	var (
-		out   string
+		b     batchFlags
 		quick bool
-		jobs  int
 	)
 	names := strings.Join(experiment.Names(), ", ")
 	fs := pflag.NewFlagSet("uvmsim experiment", pflag.ContinueOnError)
@@ -33,9 +32,8 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "  %-18s every run of the above, and the validation table (validation.md)\nflags:\n%s", experiment.ValidateName, fs.FlagUsages())
 	}
-	fs.StringVar(&out, "out", "", "output directory (default out/NAME)")
-	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))
-	fs.IntVar(&jobs, "jobs", runtime.NumCPU(), fmt.Sprintf("simulations run at once, 1..%d", experiment.MaxJobs))
+	b.register(fs, "all", "output directory (default out/NAME): runs/ (one result per run), results.csv, results.json, tables and figures")
+	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g (--workloads and --scale win)", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
@@ -51,26 +49,46 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 			return usageError{err}
 		}
 	}
-	if err := checkJobs(jobs); err != nil {
+	base, err := b.base(fs)
+	if err != nil {
 		return err
 	}
-	if out == "" {
-		out = filepath.Join("out", name)
+	// --scale and --seed, or run.scale and run.seed from --config or
+	// --set, win over the experiment's (and --quick's) sizes.
+	p := experiment.DefaultParams(quick)
+	def := config.Default()
+	if fs.Changed("scale") || base.Run.Scale != def.Run.Scale {
+		p.Scale = base.Run.Scale
 	}
-	opts := experiment.Options{Jobs: jobs, Base: config.Default(), Progress: progressOut(stderr)}
-	start := time.Now()
-	sum, err := experiment.RunExperiment(name, experiment.DefaultParams(quick), opts, out, stdout)
+	if fs.Changed("seed") || base.Run.Seed != def.Run.Seed {
+		p.Seed = base.Run.Seed
+	}
+	if fs.Changed("workloads") {
+		if p.Workloads, err = parseWorkloads(b.workloads); err != nil {
+			return err
+		}
+	}
+	if err := b.check(fs); err != nil {
+		return err
+	}
+	if b.out == "" {
+		b.out = filepath.Join("out", name)
+	}
+	pl, err := experiment.ExperimentPlan(name, p, &base)
 	if err != nil {
 		return usageError{err}
 	}
-	if sum.Failed != nil {
-		fmt.Fprintf(stderr, "uvmsim: %s: some runs did not complete; their values are missing from the figures:\n%v\n", name, sum.Failed)
-	}
-	// The speed report goes to stderr so that stdout, like every file
-	// written, is the same bytes for the same configuration.
-	wall := time.Since(start).Seconds()
-	fmt.Fprintf(stderr, "uvmsim: %s: %d simulations, %d jobs, %.1f s wall, %.1f s of simulation, %.3g simulated cycles/s per job\n",
-		name, sum.Runs, jobs, wall, sum.SimulationSeconds, float64(sum.Cycles)/max(sum.SimulationSeconds, 1e-9))
-	fmt.Fprintf(stdout, "wrote %s\n", out)
-	return nil
+	start := time.Now()
+	return runPlan(&pl, base, &b, fs, stdout, stderr, func(_ []experiment.Outcome, sum experiment.RunSummary) error {
+		if sum.Failed != nil {
+			fmt.Fprintf(stderr, "uvmsim: %s: some runs did not complete; their values are missing from the figures:\n%v\n", name, sum.Failed)
+		}
+		// The speed report goes to stderr so that stdout, like every file
+		// written, is the same bytes for the same configuration.
+		wall := time.Since(start).Seconds()
+		fmt.Fprintf(stderr, "uvmsim: %s: %d simulations (%d of them stored before), %d jobs, %.1f s wall, %.1f s of simulation, %.3g simulated cycles/s per job\n",
+			name, sum.Runs, sum.Stored, b.jobs, wall, sum.SimulationSeconds, float64(sum.Cycles)/max(sum.SimulationSeconds, 1e-9))
+		fmt.Fprintf(stdout, "wrote %s\n", b.out)
+		return nil
+	})
 }

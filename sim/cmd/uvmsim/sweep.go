@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,30 +17,20 @@ import (
 	"github.com/uvmmu/uvmmu/sim/workload"
 )
 
-// sweepFlags are the flags of uvmsim sweep.
-type sweepFlags struct {
-	workloads, policies, oversub, out, configFile string
-	jobs                                          int
-	scale                                         float64
-	seed                                          uint64
-	sets                                          []string
-}
-
-// sweepCmd runs every workload x policy x oversubscription combination
-// and writes DIR/results.csv and DIR/results.json.
+// sweepCmd runs every workload x policy x oversubscription combination,
+// stores each run's result in DIR/runs as it finishes (resuming from those
+// already there) and assembles DIR/results.csv and DIR/results.json.
 func sweepCmd(args []string, stdout, stderr io.Writer) error {
-	var f sweepFlags
+	var (
+		b                 batchFlags
+		policies, oversub string
+	)
 	fs := pflag.NewFlagSet("uvmsim sweep", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.workloads, "workloads", "all", "comma-separated workloads, or all ("+strings.Join(workload.Names(), ", ")+")")
-	fs.StringVar(&f.policies, "policies", "", "comma-separated migration policies ("+strings.Join(policy.Names(), ", ")+")")
-	fs.StringVar(&f.oversub, "oversub", "100", "comma-separated oversubscription ratios in percent")
-	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), fmt.Sprintf("simulations run at once, 1..%d", experiment.MaxJobs))
-	fs.StringVar(&f.out, "out", "sweep", "output directory for results.csv and results.json")
-	fs.Float64Var(&f.scale, "scale", 0, "workload size multiplier; run.scale (default 1)")
-	fs.Uint64Var(&f.seed, "seed", 0, "random seed; run.seed (default 1)")
-	fs.StringVar(&f.configFile, "config", "", "TOML configuration file read over the defaults")
-	fs.StringArrayVar(&f.sets, "set", nil, "override one configuration key for every run: --set key=value (repeatable; uvmsim list shows the keys)")
+	b.register(fs, "all", "output directory: runs/ (one result per run), results.csv, results.json")
+	fs.StringVar(&policies, "policies", "", "comma-separated migration policies ("+strings.Join(policy.Names(), ", ")+")")
+	fs.StringVar(&oversub, "oversub", "100", "comma-separated oversubscription ratios in percent")
+	fs.Lookup("out").DefValue, b.out = "sweep", "sweep"
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
@@ -52,63 +40,32 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usage("sweep takes no arguments, got %q", fs.Args())
 	}
-	base, err := sweepBase(fs, &f)
+	base, err := b.base(fs)
 	if err != nil {
 		return err
 	}
-	workloads, err := parseNames("--workloads", f.workloads, workload.Names(), true)
+	workloads, err := parseWorkloads(b.workloads)
 	if err != nil {
 		return err
 	}
-	policies, err := parseNames("--policies", f.policies, policy.Names(), false)
+	pols, err := parseNames("--policies", policies, policy.Names(), false)
 	if err != nil {
 		return err
 	}
-	ratios, err := parseRatios(f.oversub, base)
+	ratios, err := parseRatios(oversub, base)
 	if err != nil {
 		return err
 	}
-	if err := checkJobs(f.jobs); err != nil {
+	if err := b.check(fs); err != nil {
 		return err
 	}
-	specs := experiment.Grid(workloads, policies, ratios, base.Run.Scale, base.Run.Seed, nil)
-	outcomes, err := experiment.Run(specs, experiment.Options{Jobs: f.jobs, Base: base, Progress: progressOut(stderr)})
-	if err != nil {
-		return usageError{err}
-	}
-	if err := experiment.WriteResults(f.out, outcomes); err != nil {
-		return usage("--out: %v", err)
-	}
-	if err := printSweep(stdout, outcomes); err != nil {
-		return err
-	}
-	return experiment.Failures(outcomes)
-}
-
-// sweepBase layers the defaults, --config, --set, and --scale and --seed
-// when given (they win, as in uvmsim run), and validates them.
-func sweepBase(fs *pflag.FlagSet, f *sweepFlags) (config.Config, error) {
-	cfg := config.Default()
-	if f.configFile != "" {
-		if err := cfg.LoadFile(f.configFile); err != nil {
-			return cfg, usage("--config: %v", err)
+	pl := experiment.SweepPlan(experiment.Grid(workloads, pols, ratios, base.Run.Scale, base.Run.Seed, nil), &base)
+	return runPlan(&pl, base, &b, fs, stdout, stderr, func(outcomes []experiment.Outcome, _ experiment.RunSummary) error {
+		if err := printSweep(stdout, outcomes); err != nil {
+			return err
 		}
-	}
-	for _, s := range f.sets {
-		if err := cfg.Set(s); err != nil {
-			return cfg, usage("--set: %v", err)
-		}
-	}
-	if fs.Changed("scale") {
-		cfg.Run.Scale = f.scale
-	}
-	if fs.Changed("seed") {
-		cfg.Run.Seed = f.seed
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, usage("--scale, --seed, --config or --set: %v", err)
-	}
-	return cfg, nil
+		return experiment.Failures(outcomes)
+	})
 }
 
 // parseNames splits a comma-separated list and checks each name against
@@ -135,6 +92,34 @@ func parseNames(flag, list string, allowed []string, allowAll bool) ([]string, e
 	return names, nil
 }
 
+// parseWorkloads is parseNames for --workloads, which also takes trace:FILE
+// names.
+func parseWorkloads(list string) ([]string, error) {
+	var builtin, all []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if _, ok := workload.TraceFile(n); ok {
+			if err := workload.CheckName(n); err != nil {
+				return nil, usage("--workloads: %v", err)
+			}
+			all = append(all, n)
+			continue
+		}
+		if n == "all" {
+			all = append(all, workload.Names()...)
+			continue
+		}
+		builtin = append(builtin, n)
+		all = append(all, n)
+	}
+	if len(builtin) > 0 {
+		if _, err := parseNames("--workloads", strings.Join(builtin, ","), workload.Names(), true); err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
+}
+
 // parseRatios splits --oversub and checks each ratio against run.oversub_pct's
 // range.
 func parseRatios(list string, base config.Config) ([]int, error) {
@@ -148,7 +133,7 @@ func parseRatios(list string, base config.Config) ([]int, error) {
 		cfg := base
 		cfg.Run.OversubPct = r
 		if err != nil || cfg.Validate() != nil {
-			return nil, usage("--oversub: %q is not a ratio in percent; allowed: integers in %s, comma-separated", strings.TrimSpace(s), key.Allowed)
+			return nil, usage("--oversub: %q is not a ratio in percent; allowed: integers in %s, comma-separated", strings.TrimSpace(s), key.Allowed(&base))
 		}
 		ratios = append(ratios, r)
 	}
@@ -158,15 +143,6 @@ func parseRatios(list string, base config.Config) ([]int, error) {
 func checkJobs(jobs int) error {
 	if jobs < 1 || jobs > experiment.MaxJobs {
 		return usage("--jobs = %d out of range; allowed: 1 to %d", jobs, experiment.MaxJobs)
-	}
-	return nil
-}
-
-// progressOut is stderr when it is a terminal, so a progress bar never
-// lands in a redirected log.
-func progressOut(stderr io.Writer) io.Writer {
-	if f, ok := stderr.(*os.File); ok {
-		return experiment.TerminalProgress(f)
 	}
 	return nil
 }

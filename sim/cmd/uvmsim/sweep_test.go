@@ -76,7 +76,7 @@ func TestSweepJSONHasTheRunKeys(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := slices.Sorted(slices.Values(experiment.Columns()))
+	want := slices.Sorted(slices.Values(experiment.RecordColumns()))
 	assert.Equal(t, want, keys)
 	assert.Contains(t, stdout.String(), "ra")
 }
@@ -89,7 +89,7 @@ func TestSweepBadFlags(t *testing.T) {
 		{[]string{"--policies", "nosuch"}, []string{"--policies", `"nosuch"`, "allowed: ideal"}},
 		{[]string{}, []string{"--policies", "empty name", "allowed:"}},
 		{[]string{"--policies", "ideal", "--workloads", "hotspot,nope"}, []string{"--workloads", `"nope"`, "all, or a comma-separated list of", "hotspot"}},
-		{[]string{"--policies", "ideal", "--oversub", "50"}, []string{"--oversub", `"50"`, "[100, 1000]"}},
+		{[]string{"--policies", "ideal", "--oversub", "50"}, []string{"--oversub", `"50"`, "100..1000"}},
 		{[]string{"--policies", "ideal", "--oversub", "125,x"}, []string{"--oversub", `"x"`}},
 		{[]string{"--policies", "ideal", "--jobs", "0"}, []string{"--jobs", "allowed: 1 to"}},
 		{[]string{"--policies", "ideal", "--scale", "0"}, []string{"--scale", "run.scale"}},
@@ -98,6 +98,9 @@ func TestSweepBadFlags(t *testing.T) {
 		{[]string{"--policies", "ideal", "--config", "/nonexistent.toml"}, []string{"--config"}},
 		{[]string{"--policies", "ideal", "--bogus"}, []string{"bogus"}},
 		{[]string{"--policies", "ideal", "extra"}, []string{"no arguments"}},
+		{[]string{"--policies", "ideal", "--out", "/etc/passwd/x"}, []string{"--out", "/etc/passwd", "not a directory"}},
+		{[]string{"--policies", "ideal", "--out", "/proc/x"}, []string{"--out", "/proc/x"}},
+		{[]string{"--policies", "ideal", "--no-wait"}, []string{"--no-wait need --slurm"}},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
@@ -118,6 +121,14 @@ func TestExperimentBadArguments(t *testing.T) {
 		{[]string{"experiment", "fig9"}, []string{`"fig9"`, "allowed: fig1, fig4, fig5, fig6, migration-latency, validate"}},
 		{[]string{"experiment", "fig1", "fig4"}, []string{"one NAME, got 2"}},
 		{[]string{"experiment", "fig1", "--jobs", "-3"}, []string{"--jobs", "allowed: 1 to"}},
+		{[]string{"experiment", "fig4", "--workloads", "ra,nope"}, []string{"--workloads", `"nope"`}},
+		{[]string{"experiment", "fig4", "--set", "uvmmu.eviction=lru"}, []string{"--set", "uvmmu.eviction", "allowed"}},
+		{[]string{"experiment", "fig4", "--scale", "0"}, []string{"--scale", "run.scale"}},
+		{[]string{"experiment", "fig4", "--config", "/nonexistent.toml"}, []string{"--config"}},
+		{[]string{"experiment", "fig4", "--out", "/etc/passwd/x"}, []string{"--out", "not a directory"}},
+		{[]string{"run", "--workload", "ra", "--json", "/nonexistent/dir/x.json"}, []string{"--json", "/nonexistent/dir/x.json"}},
+		{[]string{"plot"}, []string{"plot takes one output directory"}},
+		{[]string{"plot", "/nonexistent"}, []string{"/nonexistent", "experiment.json"}},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer

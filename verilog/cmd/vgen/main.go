@@ -4,7 +4,8 @@
 //	vgen -check verilog/rtl             exit 1 with a summary if the committed files differ
 //	vgen -list                          list the modules and their parameters
 //	vgen -top uvmmu_dcq -set DEPTH=128 -set THRESHOLD=100 -out /tmp/rtl
-//	                                    write one module at other parameter values
+//	                                    write one module with other parameter defaults (the body is
+//	                                    the same: a design may instead set the parameters at instantiation)
 package main
 
 import (
@@ -48,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		for _, e := range gen.Emitters() {
 			fmt.Fprintf(stdout, "%s: %s\n", e.Name, e.Doc)
 			for _, p := range e.Params {
-				fmt.Fprintf(stdout, "  %-14s default %-8d range %d..%d  %s\n", p.Name, p.Default, p.Min, p.Max, p.Doc)
+				fmt.Fprintf(stdout, "  %-14s default %-8d range %s  %s\n", p.Name, p.Default, p.RangeText(), p.Doc)
 			}
 		}
 		return 0

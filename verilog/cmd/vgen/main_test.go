@@ -29,14 +29,14 @@ func TestOutThenCheck(t *testing.T) {
 	path := filepath.Join(dir, "uvmmu_dcq.v")
 	text, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, bytes.Replace(text, []byte("7'd32"), []byte("7'd31"), 1), 0o644))
+	require.NoError(t, os.WriteFile(path, bytes.Replace(text, []byte("refill = count_q < REFILL_BELOW;"), []byte("refill = count_q <= REFILL_BELOW;"), 1), 0o644))
 	require.NoError(t, os.Remove(filepath.Join(dir, "uvmmu_lfsr.v")))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "old.v"), nil, 0o644))
 	code, _, errOut := vgen("-check", dir)
 	require.Equal(t, 1, code)
 	assert.Contains(t, errOut, "3 of the files in "+dir+" differ")
 	assert.Contains(t, errOut, "uvmmu_dcq.v: changed at line")
-	assert.Contains(t, errOut, "committed:   assign refill = count_q < 7'd31;")
+	assert.Contains(t, errOut, "committed:   assign refill = count_q <= REFILL_BELOW;")
 	assert.Contains(t, errOut, "uvmmu_lfsr.v: missing")
 	assert.Contains(t, errOut, "old.v: stale")
 	assert.Contains(t, errOut, "regenerate with: go run ./verilog/cmd/vgen -out "+dir)
@@ -48,7 +48,8 @@ func TestTopWithOverrides(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	text, err := os.ReadFile(filepath.Join(dir, "uvmmu_dcq.v"))
 	require.NoError(t, err)
-	assert.Contains(t, string(text), "// Parameters: DEPTH=128 THRESHOLD=100 FG_BITS=20.")
+	assert.Contains(t, string(text), "// Parameters (defaults): DEPTH=128 THRESHOLD=100 FG_BITS=20.")
+	assert.Contains(t, string(text), "  parameter DEPTH = 128,\n")
 }
 
 func TestBadInvocations(t *testing.T) {

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var updateDocs = flag.Bool("update", false, "rewrite the generated samples in README.md and docs/*.md")
+
+const repoRoot = "../../.."
+
+// docFiles are the documents whose uvmsim command lines are checked.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	require.NoError(t, err)
+	return append([]string{filepath.Join(repoRoot, "README.md")}, files...)
+}
+
+// docCommand is one uvmsim command line in a document.
+type docCommand struct {
+	text  string // as written, continuation lines joined
+	where string // file:line
+}
+
+var (
+	commandStart = regexp.MustCompile(`^(\$ )?(out/)?uvmsim `)
+	inlineCode   = regexp.MustCompile("`((?:out/)?uvmsim [^`]*)`")
+	shellComment = regexp.MustCompile(`\s+#\s.*$`)
+)
+
+// docCommands finds every command line: each line of a code block that
+// starts with uvmsim (a "$ " prompt allowed; a trailing "\" joins the next
+// line, a "# ..." comment is dropped), and every inline code span that
+// starts with uvmsim.
+func docCommands(t *testing.T) []docCommand {
+	t.Helper()
+	var cmds []docCommand
+	for _, file := range docFiles(t) {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		name := strings.TrimPrefix(file, repoRoot+"/")
+		lines := strings.Split(string(data), "\n")
+		inBlock := false
+		for i := 0; i < len(lines); i++ {
+			line := lines[i]
+			if strings.HasPrefix(line, "```") {
+				inBlock = !inBlock
+				continue
+			}
+			if !inBlock {
+				// Inline spans may wrap across two lines.
+				joined := line
+				if i+1 < len(lines) && strings.Count(line, "`")%2 == 1 {
+					joined += " " + lines[i+1]
+				}
+				for _, m := range inlineCode.FindAllStringSubmatch(joined, -1) {
+					if strings.Contains(line, m[0]) || strings.Count(line, "`")%2 == 1 {
+						cmds = append(cmds, docCommand{strings.Join(strings.Fields(m[1]), " "), fmt.Sprintf("%s:%d", name, i+1)})
+					}
+				}
+				continue
+			}
+			text := strings.TrimSpace(line)
+			if !commandStart.MatchString(text) {
+				continue
+			}
+			where := fmt.Sprintf("%s:%d", name, i+1)
+			for strings.HasSuffix(text, "\\") && i+1 < len(lines) {
+				i++
+				text = strings.TrimSuffix(text, "\\") + " " + strings.TrimSpace(lines[i])
+			}
+			text = strings.TrimPrefix(shellComment.ReplaceAllString(text, ""), "$ ")
+			cmds = append(cmds, docCommand{strings.Join(strings.Fields(text), " "), where})
+		}
+	}
+	return cmds
+}
+
+// docRun is how a documented command line runs in the test: its arguments
+// (placeholders and large sizes replaced by tiny ones; {tmp}, {trace},
+// {config} and {results} are a temporary directory, the trace-format
+// example, a small configuration file and two results) and its exit
+// status. A line that names a command and flags without values (a
+// reference such as "uvmsim run --json") is checked against the command's
+// --help instead.
+type docRun struct {
+	args []string
+	code int
+}
+
+// Experiments take minutes even with --quick; their command lines are run
+// up to the point the simulations would start, by asking for 0 jobs: the
+// experiment name and every other flag are checked first.
+func experimentCheck(name string, flags ...string) docRun {
+	return docRun{append(append([]string{"experiment", name}, flags...), "--out", "{tmp}/exp", "--jobs", "0"), exitUsage}
+}
+
+var docRuns = map[string]docRun{
+	"uvmsim run --workload bfs --policy uvmmu --oversub 150 [--scale F] [--seed N] [--config FILE] [--set key=value]... [--json FILE] [--vcd FILE --vcd-signals GLOB] [--check]": {
+		[]string{"run", "--workload", "bfs", "--policy", "uvmmu", "--oversub", "150", "--scale", "0.01", "--seed", "2", "--config", "{config}",
+			"--set", "gpu.sms=2", "--json", "{tmp}/r.json", "--vcd", "{tmp}/r.vcd", "--vcd-signals", "uvmmu.da.afm.*", "--check"}, exitOK},
+	"uvmsim run --trace-file FILE --policy um":                                   {[]string{"run", "--trace-file", "{trace}", "--policy", "um"}, exitOK},
+	"uvmsim run --trace-file FILE":                                               {[]string{"run", "--trace-file", "{trace}"}, exitOK},
+	"uvmsim run --trace-file example.trace --policy um":                          {[]string{"run", "--trace-file", "{trace}", "--policy", "um"}, exitOK},
+	"uvmsim signals [--workload W --policy P]":                                   {[]string{"signals", "--workload", "ra", "--policy", "um"}, exitOK},
+	"uvmsim signals --policy uvmmu":                                              {[]string{"signals", "--policy", "uvmmu"}, exitOK},
+	"uvmsim config --check FILE":                                                 {[]string{"config", "--check", "{config}"}, exitOK},
+	"uvmsim run --config FILE":                                                   {[]string{"run", "--config", "{config}", "--scale", "0.01"}, exitOK},
+	"uvmsim report RESULT.json...":                                               {[]string{"report", "{results}"}, exitOK},
+	"out/uvmsim report out/fig4/results.json":                                    {[]string{"report", "{results}"}, exitOK},
+	"uvmsim report [--policy uvmmu] [--baseline um] [--csv FILE] RESULT.json...": {[]string{"report", "--policy", "uvmmu", "--baseline", "um", "--csv", "{tmp}/r.csv", "{results}"}, exitOK},
+	"uvmsim area [--liberty FILE] [--json FILE]":                                 {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
+	"uvmsim grit-characterize":                                                   {[]string{"grit-characterize", "--scale", "0.01"}, exitOK},
+	"uvmsim COMMAND --help":                                                      {[]string{"run", "--help"}, exitOK},
+	"uvmsim run --workload sssp --scale 10000":                                   {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
+	"uvmsim run --workload sssp --scale 10000 --set run.max_memory_gb=16":        {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
+	"uvmsim run --workload hotspot --policy uvmmu --oversub 125":                 {[]string{"run", "--workload", "hotspot", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.05"}, exitOK},
+	"uvmsim run --workload ra --policy uvmmu --oversub 125 --scale 0.35":         {[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.35"}, exitOK},
+	"uvmsim run --workload ra --policy uvmmu --scale 0.01 --vcd run.vcd --vcd-signals 'uvmmu.da.afm.*'": {
+		[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--scale", "0.01", "--vcd", "{tmp}/run.vcd", "--vcd-signals", "uvmmu.da.afm.*"}, exitOK},
+	"uvmsim run --workload ra --policy uvmmu --oversub 150 --scale 0.5 --set uvmmu.eviction=nru --check": {
+		[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "150", "--scale", "0.05", "--set", "uvmmu.eviction=nru", "--check"}, exitOK},
+	"uvmsim run --workload ra --policy uvmmu --oversub 125 --scale 2 --set uvmmu.eviction=seqlocal": {
+		[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.05", "--set", "uvmmu.eviction=seqlocal"}, exitOK},
+	"uvmsim sweep --workloads all --policies um,uvmmu --oversub 100,125,150 [--jobs N] [--out DIR]": {
+		[]string{"sweep", "--workloads", "all", "--policies", "um,uvmmu", "--oversub", "100,125,150", "--scale", "0.001", "--jobs", "2", "--out", "{tmp}/sweep"}, exitOK},
+	"uvmsim sweep --policies LIST [--workloads LIST|all] [--oversub LIST]": {
+		[]string{"sweep", "--policies", "ideal", "--workloads", "ra,trace:{trace}", "--oversub", "100,150", "--scale", "0.01", "--jobs", "1", "--out", "{tmp}/sweep"}, exitOK},
+	"uvmsim sweep --workloads hotspot,ra --policies uvmmu --oversub 100,125,150 --scale 0.5 --out out/uvmmu-small": {
+		[]string{"sweep", "--workloads", "hotspot,ra", "--policies", "uvmmu", "--oversub", "100,125,150", "--scale", "0.01", "--jobs", "1", "--out", "{tmp}/sweep"}, exitOK},
+	"uvmsim sweep --policies ideal --workloads all --jobs 1": {
+		[]string{"sweep", "--policies", "ideal", "--workloads", "all", "--jobs", "1", "--scale", "0.01", "--out", "{tmp}/sweep"}, exitOK},
+	"uvmsim experiment fig1|fig4|fig5|fig6|migration-latency|validate [--out DIR] [--quick]": experimentCheck("fig1", "--quick"),
+	"uvmsim experiment NAME [--out DIR] [--quick] [--jobs N]":                                experimentCheck("fig5", "--quick"),
+	"uvmsim experiment NAME":                                       experimentCheck("fig6"),
+	"uvmsim experiment fig4":                                       experimentCheck("fig4"),
+	"out/uvmsim experiment fig4 --out out/fig4":                    experimentCheck("fig4"),
+	"out/uvmsim experiment fig4 --jobs $(RUN_JOBS) --out out/fig4": experimentCheck("fig4"),
+	"uvmsim experiment validate":                                   experimentCheck("validate"),
+	"uvmsim experiment validate --quick":                           experimentCheck("validate", "--quick"),
+	"uvmsim experiment validate --out DIR":                         experimentCheck("validate"),
+}
+
+// reference is a command with only flags that take no value here:
+// "uvmsim run --json" names a flag, it is not a run.
+var reference = regexp.MustCompile(`^uvmsim (run|sweep|experiment|list|signals|report|config|area)((?: --[a-z-]+)*)$`)
+
+// TestDocCommandsRun runs every uvmsim command line of README.md and
+// docs/*.md and checks its exit status.
+func TestDocCommandsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every documented command")
+	}
+	fx := newDocFixture(t)
+	seen := map[string]bool{}
+	for _, c := range docCommands(t) {
+		if seen[c.text] {
+			continue
+		}
+		seen[c.text] = true
+		t.Run(c.where, func(t *testing.T) {
+			if r, ok := docRuns[c.text]; ok {
+				code, _, stderr := run(fx.expand(r.args)...)
+				assert.Equal(t, r.code, code, "%s: %q\n%s", c.where, c.text, stderr)
+				return
+			}
+			m := reference.FindStringSubmatch(c.text)
+			require.NotNil(t, m, "%s: %q is neither a reference to a command's flags nor in docRuns; add how it runs", c.where, c.text)
+			var help strings.Builder
+			code := Main([]string{m[1], "--help"}, &help, &help)
+			require.Equal(t, exitOK, code, c.text)
+			for _, f := range strings.Fields(m[2]) {
+				assert.Contains(t, help.String(), f, "%s: %q", c.where, c.text)
+			}
+		})
+	}
+}
+
+// docFixture holds the files the documented commands read.
+type docFixture struct{ tmp, trace, config, results string }
+
+func newDocFixture(t *testing.T) *docFixture {
+	t.Helper()
+	fx := &docFixture{tmp: t.TempDir(), trace: docExampleTrace(t)}
+	fx.config = filepath.Join(fx.tmp, "small.toml")
+	require.NoError(t, os.WriteFile(fx.config, []byte("[gpu]\nsms = 4\n"), 0o644))
+	var files []string
+	for _, p := range []string{"um", "uvmmu"} {
+		js := filepath.Join(fx.tmp, p+".json")
+		code, _, stderr := run("run", "--workload", "ra", "--policy", p, "--scale", "0.01", "--json", js)
+		require.Equal(t, exitOK, code, stderr)
+		files = append(files, js)
+	}
+	fx.results = filepath.Join(fx.tmp, "results.json")
+	var parts []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		parts = append(parts, string(data))
+	}
+	require.NoError(t, os.WriteFile(fx.results, []byte("["+strings.Join(parts, ",")+"]"), 0o644))
+	return fx
+}
+
+func (fx *docFixture) expand(args []string) []string {
+	r := strings.NewReplacer("{tmp}", fx.tmp, "{trace}", fx.trace, "{config}", fx.config, "{results}", fx.results)
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = r.Replace(a)
+	}
+	return out
+}
+
+// Every entry of docRuns is still shown somewhere.
+func TestDocRunsAreShown(t *testing.T) {
+	shown := map[string]bool{}
+	for _, c := range docCommands(t) {
+		shown[c.text] = true
+	}
+	var stale []string
+	for text := range docRuns {
+		if !shown[text] {
+			stale = append(stale, text)
+		}
+	}
+	sort.Strings(stale)
+	assert.Empty(t, stale, "docRuns entries no document shows")
+}
+
+// A generated sample: a "<!-- uvmsim output: ARGS -->" line followed by a
+// code block holding "$ uvmsim ARGS" and what the command prints (stdout,
+// then stderr). The wall-time line is the one the generating run printed
+// and is not compared.
+var (
+	sampleMarker = regexp.MustCompile("(?m)^<!-- uvmsim output: (.*) -->\n```\n((?s:.*?))```\n")
+	wallLine     = regexp.MustCompile(`(?m)^  wall time .*$`)
+)
+
+// TestDocSamples regenerates every sample output in the documents and
+// compares it with the text; go test ./sim/cmd/uvmsim -run TestDocSamples
+// -update rewrites them.
+func TestDocSamples(t *testing.T) {
+	found := 0
+	for _, file := range docFiles(t) {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		text := string(data)
+		changed := false
+		text = sampleMarker.ReplaceAllStringFunc(text, func(block string) string {
+			found++
+			m := sampleMarker.FindStringSubmatch(block)
+			args := strings.Fields(m[1])
+			_, stdout, stderr := run(args...)
+			got := "$ uvmsim " + m[1] + "\n" + stdout + stderr
+			if !strings.HasSuffix(got, "\n") {
+				got += "\n"
+			}
+			if *updateDocs {
+				changed = changed || got != m[2]
+				return "<!-- uvmsim output: " + m[1] + " -->\n```\n" + got + "```\n"
+			}
+			assert.Equal(t, wallLine.ReplaceAllString(m[2], ""), wallLine.ReplaceAllString(got, ""),
+				"%s: the sample of %q differs from what uvmsim prints; go test ./sim/cmd/uvmsim -run TestDocSamples -update", file, m[1])
+			return block
+		})
+		if changed {
+			require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+		}
+	}
+	assert.NotZero(t, found, "the documents show generated samples")
+}

@@ -1,0 +1,72 @@
+package system_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/policy"
+	"github.com/uvmmu/uvmmu/sim/system"
+)
+
+// The predicted memory bounds the heap the system takes once built: for
+// every workload at scale 8 under um, the heap the process holds
+// (HeapSys, which grows to the generator's peak and does not shrink at
+// once) stays under the estimate, which is reported in the result.
+func TestModelMemoryBoundsHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every workload at scale 8")
+	}
+	for _, name := range []string{"2dconv", "backprop", "bfs", "fdtd", "hotspot", "nw", "ra", "srad", "sssp"} {
+		cfg := config.Default()
+		cfg.Run.Workload, cfg.Run.Policy, cfg.Run.Scale = name, "um", 8
+		est, err := system.EstimateMemory(&cfg)
+		require.NoError(t, err)
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		p, err := policy.New("um", &cfg)
+		require.NoError(t, err)
+		s, err := system.New(&cfg, p)
+		require.NoError(t, err)
+		runtime.ReadMemStats(&after)
+		assert.InEpsilon(t, float64(est), float64(s.ModelMemoryBytes), 0.03, name)
+		assert.Less(t, after.HeapSys-min(before.HeapSys, after.HeapSys), est, name)
+		runtime.KeepAlive(s)
+	}
+}
+
+// A run predicted to need more than run.max_memory_gb stops before the
+// workload is built, naming the scale, the estimate and a scale that fits.
+func TestMemoryLimit(t *testing.T) {
+	cfg := config.Default()
+	cfg.Run.Workload, cfg.Run.Scale, cfg.Run.MaxMemoryGB = "sssp", 10000, 16
+	p, err := policy.New(cfg.Run.Policy, &cfg)
+	require.NoError(t, err)
+	_, err = system.New(&cfg, p)
+	var me *system.MemoryError
+	require.ErrorAs(t, err, &me)
+	assert.Contains(t, err.Error(), "workload sssp at run.scale = 10000 needs an estimated")
+	assert.Contains(t, err.Error(), "more than run.max_memory_gb = 16.0")
+	assert.Greater(t, me.MaxScale, 100.0)
+	cfg.Run.Scale = me.MaxScale
+	est, err := system.EstimateMemory(&cfg)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, est, uint64(16<<30))
+}
+
+// A run whose allocations certainly overflow the GPU memory is refused
+// before its workload is built: sssp at scale 500 allocates about 15 GB
+// (30.4 MB at scale 1), more than 11 GB even at 95% of the prediction.
+func TestGPUMemoryCheckedBeforeBuilding(t *testing.T) {
+	cfg := config.Default()
+	cfg.Run.Workload, cfg.Run.Scale = "sssp", 500
+	p, err := policy.New(cfg.Run.Policy, &cfg)
+	require.NoError(t, err)
+	_, err = system.New(&cfg, p)
+	require.ErrorContains(t, err, "workload sssp at run.scale = 500 needs more than")
+	require.ErrorContains(t, err, "more than memory.capacity_gb = 11")
+}
