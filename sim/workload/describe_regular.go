@@ -1,0 +1,74 @@
+package workload
+
+import "github.com/uvmmu/uvmmu/sim/workload/static"
+
+// describeConv2D: Convolution2D_kernel (PolyBench/GPU 2DCONV). Thread
+// (i, j) = (by*8 + ty, bx*32 + tx) reads A[(i+di)*NJ + j+dj] for di, dj in
+// -1..1 and writes B[i*NJ + j] when 0 < i < NI-1 and 0 < j < NJ-1: the
+// condition uses only launch values, so the host evaluates its fraction.
+func describeConv2D(wl *builtin, scale float64) *static.Program {
+	ni, nj := scaled(conv2DRows, scale, 1, 3), conv2DCols
+	gridX, gridY := ceilDiv(nj, conv2DDimX), ceilDiv(ni, conv2DDimY)
+	interior := frac(ni-2, gridY*conv2DDimY) * frac(nj-2, gridX*conv2DDimX)
+	at := func(di, dj int64) static.Affine {
+		n := int64(nj)
+		return affine(di*n+dj, term(static.ThreadY, n), term(static.BlockY, conv2DDimY*n),
+			term(static.ThreadX, 1), term(static.BlockX, conv2DDimX))
+	}
+	k := static.Kernel{Name: "Convolution2D_kernel", GridX: int64(gridX), GridY: int64(gridY), BlockX: conv2DDimX, BlockY: conv2DDimY}
+	for di := int64(-1); di <= 1; di++ {
+		for dj := int64(-1); dj <= 1; dj++ {
+			k.Ops = append(k.Ops, memop("A", static.Read, 4, at(di, dj), interior))
+		}
+	}
+	k.Ops = append(k.Ops, memop("B", static.Write, 4, at(0, 0), interior))
+	p := staticProgram(wl)
+	p.Kernels = []static.Kernel{k}
+	return p
+}
+
+// describeFDTD: the three kernels of PolyBench/GPU FDTD-2D per time step t
+// (the host loop variable, passed to step 1 as the index of _fict_). Thread
+// (i, j) = (by*8 + ty, bx*32 + tx) works when i < NX and j < NY; step 1 row 0
+// writes ey[j] = _fict_[t], other rows and steps follow fdtdStep1..3.
+func describeFDTD(wl *builtin, scale float64) *static.Program {
+	nx, ny := scaled(fdtdRows, scale, 1, 2), fdtdCols
+	gridX, gridY := ceilDiv(ny, fdtdDimX), ceilDiv(nx, fdtdDimY)
+	rowsIn := frac(nx, gridY*fdtdDimY)
+	colsIn := frac(ny, gridX*fdtdDimX)
+	threads := gridY * fdtdDimY
+	pitch := map[int]int64{fdtdFict: 0, fdtdEx: int64(ny) + 1, fdtdEy: int64(ny), fdtdHz: int64(ny)}
+	name := map[int]string{fdtdFict: "_fict_", fdtdEx: "ex", fdtdEy: "ey", fdtdHz: "hz"}
+	acc := map[OpKind]static.Access{OpLoad: static.Read, OpStore: static.Write}
+	// ops turns a generator access list into memory operations reached by
+	// fraction f of the threads.
+	ops := func(list []fdtdAccess, f float64) []static.MemOp {
+		var out []static.MemOp
+		for _, a := range list {
+			var idx static.Affine
+			if a.array == fdtdFict {
+				idx = affine(0, term(static.HostIter, 1))
+			} else {
+				n := pitch[a.array]
+				idx = affine(int64(a.di)*n+int64(a.dj), term(static.ThreadY, n), term(static.BlockY, fdtdDimY*n),
+					term(static.ThreadX, 1), term(static.BlockX, fdtdDimX))
+			}
+			out = append(out, memop(name[a.array], acc[a.kind], 4, idx, f))
+		}
+		return out
+	}
+	steps := [3][]static.MemOp{
+		append(ops(fdtdStep1Row0, frac(1, threads)*colsIn), ops(fdtdStep1, frac(nx-1, threads)*colsIn)...),
+		ops(fdtdStep2, rowsIn*frac(ny-1, gridX*fdtdDimX)),
+		ops(fdtdStep3, rowsIn*colsIn),
+	}
+	names := [3]string{"fdtd_step1_kernel", "fdtd_step2_kernel", "fdtd_step3_kernel"}
+	p := staticProgram(wl)
+	for t := 0; t < fdtdSteps; t++ {
+		for s := 0; s < 3; s++ {
+			p.Kernels = append(p.Kernels, static.Kernel{Name: names[s], GridX: int64(gridX), GridY: int64(gridY),
+				BlockX: fdtdDimX, BlockY: fdtdDimY, HostIter: int64(t), HostIters: fdtdSteps, Ops: steps[s]})
+		}
+	}
+	return p
+}
