@@ -59,7 +59,9 @@ func staticProgram(wl *builtin) *static.Program {
 }
 
 // affine builds Const + sum of (var, coef) pairs.
-func affine(c int64, terms ...static.Term) static.Affine { return static.Affine{Const: c, Terms: terms} }
+func affine(c int64, terms ...static.Term) static.Affine {
+	return static.Affine{Const: c, Terms: terms}
+}
 
 func term(v static.Var, coef int64) static.Term { return static.Term{Var: v, Coef: coef} }
 
