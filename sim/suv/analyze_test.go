@@ -137,9 +137,11 @@ func TestAnalyzeFoldsLaunches(t *testing.T) {
 // table is docs/suv.md's.
 func TestDescribedWorkloadClasses(t *testing.T) {
 	want := map[string]map[string]string{
-		"2dconv": {"A": "D", "B": "D"},
-		"fdtd":   {"_fict_": "I,D", "ex": "D", "ey": "D", "hz": "D"},
-		"ra":     {"input": "T", "table": "D", "output": "D"},
+		"2dconv":  {"A": "D", "B": "D"},
+		"fdtd":    {"_fict_": "I,D", "ex": "D", "ey": "D", "hz": "D"},
+		"hotspot": {"MatrixTemp0": "D", "MatrixTemp1": "D", "MatrixPower": "D"},
+		"nw":      {"referrence": "I,D", "itemsets": "I,D"},
+		"ra":      {"input": "T", "table": "D", "output": "D"},
 		"bfs": {"graph_nodes": "T", "graph_mask": "T", "updating_graph_mask": "U", "graph_visited": "U",
 			"graph_edges": "U", "cost": "U"},
 	}

@@ -1,6 +1,10 @@
 package workload
 
-import "github.com/uvmmu/uvmmu/sim/workload/static"
+import (
+	"math"
+
+	"github.com/uvmmu/uvmmu/sim/workload/static"
+)
 
 // describeRA: the ra kernel. Thread id = bx*256 + tx works when id % 100 == 0
 // (a launch-value condition: fraction ceil(N/100) of the launched threads),
@@ -63,6 +67,48 @@ func describeBFS(wl *builtin, scale float64) *static.Program {
 			k.Loops, k.Ops = edgeLoop, expand
 		}
 		p.Kernels = append(p.Kernels, k)
+	}
+	return p
+}
+
+// describeNW: needle_cuda_shared_1 at host iterations i = 1..bw (i blocks)
+// and needle_cuda_shared_2 at i = bw-1..1 (i blocks), bw = dimension/16.
+// Block b works on tile (bx, by) = (b, i-1-b), resp. (b+bw-i, bw-1-b), whose
+// top-left element is base = 16*cols*by + 16*bx; the host variable i is in
+// every index, so both matrices are Iterative. Thread tx: a 16-trip loop
+// reading referrence[base + cols + 1 + cols*ty + tx]; the north-west corner
+// itemsets[base] (tx == 0: 1/16 of the threads); the west column
+// itemsets[base + cols + cols*tx]; the north row itemsets[base + 1 + tx]; a
+// 16-trip loop writing itemsets[base + cols + 1 + cols*ty + tx].
+func describeNW(wl *builtin, scale float64) *static.Program {
+	dim := scaled(nwDimension, math.Sqrt(scale), nwBlock, nwBlock)
+	c, bw := int64(dim+1), int64(dim/nwBlock)
+	loops := []static.Loop{{Name: "ref rows", Trips: nwBlock}, {Name: "store rows", Trips: nwBlock}}
+	// ops: the operations when base = baseConst + iterCoef*i + blockCoef*b.
+	ops := func(baseConst, iterCoef, blockCoef int64) []static.MemOp {
+		at := func(off int64, extra ...static.Term) static.Affine {
+			return affine(baseConst+off, append([]static.Term{term(static.HostIter, iterCoef), term(static.BlockX, blockCoef)}, extra...)...)
+		}
+		return []static.MemOp{
+			inLoops(memop("referrence", static.Read, 4, at(c+1, term(static.LoopVar(0), c), term(static.ThreadX, 1)), 1), 0),
+			memop("itemsets", static.Read, 4, at(0), frac(1, nwBlock)),
+			memop("itemsets", static.Read, 4, at(c, term(static.ThreadX, c)), 1),
+			memop("itemsets", static.Read, 4, at(1, term(static.ThreadX, 1)), 1),
+			inLoops(memop("itemsets", static.Write, 4, at(c+1, term(static.LoopVar(1), c), term(static.ThreadX, 1)), 1), 1),
+		}
+	}
+	// shared_1: base = 16c*(i-1-b) + 16b.
+	first := ops(-nwBlock*c, nwBlock*c, nwBlock-nwBlock*c)
+	// shared_2: base = 16c*(bw-1-b) + 16*(b+bw-i).
+	second := ops(nwBlock*c*(bw-1)+nwBlock*bw, -nwBlock, nwBlock-nwBlock*c)
+	p := staticProgram(wl)
+	for i := int64(1); i <= bw; i++ {
+		p.Kernels = append(p.Kernels, static.Kernel{Name: "needle_cuda_shared_1", GridX: i, GridY: 1, BlockX: nwBlock, BlockY: 1,
+			Loops: loops, HostIter: i, HostIters: bw + 1, Ops: first})
+	}
+	for i := bw - 1; i >= 1; i-- {
+		p.Kernels = append(p.Kernels, static.Kernel{Name: "needle_cuda_shared_2", GridX: i, GridY: 1, BlockX: nwBlock, BlockY: 1,
+			Loops: loops, HostIter: i, HostIters: bw, Ops: second})
 	}
 	return p
 }

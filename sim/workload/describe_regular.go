@@ -72,3 +72,45 @@ func describeFDTD(wl *builtin, scale float64) *static.Program {
 	}
 	return p
 }
+
+// describeHotspot: calculate_temp (Rodinia HotSpot), one launch per pyramid
+// step, source and destination grids swapped before each. Thread (tx, ty) of
+// block (bx, by) loads temp_src and power at y*cols + x, y = 12*by - 2 + ty,
+// x = 12*bx - 2 + tx, when (y, x) is in the grid (a launch-value condition,
+// counted per dimension), and the 12x12 computed cells store temp_dst at the
+// same index: the 12x12 tiles cover every grid cell once, so the store's
+// fraction is rows*cols over the launched threads.
+func describeHotspot(wl *builtin, scale float64) *static.Program {
+	rows, cols := scaled(hotspotSize, scale, 1, hotspotBlock), hotspotSize
+	blockCols, blockRows := ceilDiv(cols, hotspotInterior), ceilDiv(rows, hotspotInterior)
+	threads := blockCols * blockRows * hotspotBlock * hotspotBlock
+	inRange := func(n, blocks int) int {
+		count := 0
+		for b := 0; b < blocks; b++ {
+			for t := 0; t < hotspotBlock; t++ {
+				if v := hotspotInterior*b - hotspotBorder + t; v >= 0 && v < n {
+					count++
+				}
+			}
+		}
+		return count
+	}
+	inGrid := frac(inRange(rows, blockRows), blockRows*hotspotBlock) * frac(inRange(cols, blockCols), blockCols*hotspotBlock)
+	computed := frac(rows*cols, threads)
+	c := int64(cols)
+	index := affine(-hotspotBorder*c-hotspotBorder, term(static.ThreadY, c), term(static.BlockY, hotspotInterior*c),
+		term(static.ThreadX, 1), term(static.BlockX, hotspotInterior))
+	temp := [2]string{"MatrixTemp0", "MatrixTemp1"}
+	p := staticProgram(wl)
+	src, dst := 1, 0
+	for t := 0; t < hotspotSimTime; t += hotspotPyramid {
+		src, dst = dst, src
+		p.Kernels = append(p.Kernels, static.Kernel{Name: "calculate_temp", GridX: int64(blockCols), GridY: int64(blockRows),
+			BlockX: hotspotBlock, BlockY: hotspotBlock, Ops: []static.MemOp{
+				memop(temp[src], static.Read, 4, index, inGrid),
+				memop("MatrixPower", static.Read, 4, index, inGrid),
+				memop(temp[dst], static.Write, 4, index, computed),
+			}})
+	}
+	return p
+}

@@ -157,9 +157,9 @@ type Kernel struct {
 	GridX, GridY   int64 // thread blocks per dimension
 	BlockX, BlockY int64 // threads per block per dimension
 	Loops          []Loop
-	// HostIter is the host loop variable's value at this launch and
-	// HostIters the host loop's trip count; HostIters is 0 for a kernel
-	// launched outside a host loop whose variable reaches the kernel.
+	// HostIter is the host loop variable's value at this launch, in
+	// [0, HostIters); HostIters is 0 for a kernel launched outside a host
+	// loop whose variable reaches its indices.
 	HostIter, HostIters int64
 	Ops                 []MemOp
 }
