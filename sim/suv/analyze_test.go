@@ -137,7 +137,9 @@ func TestAnalyzeFoldsLaunches(t *testing.T) {
 // table is docs/suv.md's.
 func TestDescribedWorkloadClasses(t *testing.T) {
 	want := map[string]map[string]string{
-		"2dconv":  {"A": "D", "B": "D"},
+		"2dconv": {"A": "D", "B": "D"},
+		"backprop": {"input_units": "T", "hidden_delta": "D", "input_weights": "T", "input_weights2": "T",
+			"input_prev_weights": "T", "hidden_partial_sum": "T"},
 		"fdtd":    {"_fict_": "I,D", "ex": "D", "ey": "D", "hz": "D"},
 		"hotspot": {"MatrixTemp0": "D", "MatrixTemp1": "D", "MatrixPower": "D"},
 		"nw":      {"referrence": "I,D", "itemsets": "I,D"},

@@ -12,12 +12,13 @@ import (
 // the same Params and constants its generator uses; TestDescriptionBounds
 // proves every address the generator emits lies inside the description.
 var describers = map[string]func(wl *builtin, scale float64) *static.Program{
-	"2dconv":  describeConv2D,
-	"fdtd":    describeFDTD,
-	"hotspot": describeHotspot,
-	"nw":      describeNW,
-	"ra":      describeRA,
-	"bfs":     describeBFS,
+	"2dconv":   describeConv2D,
+	"backprop": describeBackprop,
+	"fdtd":     describeFDTD,
+	"hotspot":  describeHotspot,
+	"nw":       describeNW,
+	"ra":       describeRA,
+	"bfs":      describeBFS,
 }
 
 // DescribedNames returns the workloads with a static description, sorted.

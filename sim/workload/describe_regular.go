@@ -114,3 +114,51 @@ func describeHotspot(wl *builtin, scale float64) *static.Program {
 	}
 	return p
 }
+
+// describeBackprop: bpnn_layerforward_CUDA and bpnn_adjust_weights_cuda on a
+// (1, in/16) grid of 16x16 blocks. With h = hid+1 = 17, thread (tx, ty) of
+// block by uses the weight index h*16*by + h*ty + tx + 1 + h and the input
+// index 16*by + ty + 1. Forward: (tx == 0: 1/16) read input_units; read and
+// write input_weights; (tx == 0) write hidden_partial_sum[by*hid + ty].
+// Adjust, in backpropAdjustProgram's order: delta = hidden_delta[tx+1],
+// ly = input_units, oldw = input_prev_weights and w = input_weights2 at the
+// weight index, twice; then the bias update (by == 0 && ty == 0: 16 threads
+// of the grid) at index tx+1.
+func describeBackprop(wl *builtin, scale float64) *static.Program {
+	in := scaled(backpropInputs, scale, backpropTile, backpropTile)
+	blocks := in / backpropTile
+	h := int64(backpropHidden + 1)
+	weight := affine(1+h, term(static.BlockY, h*backpropTile), term(static.ThreadY, h), term(static.ThreadX, 1))
+	input := affine(1, term(static.BlockY, backpropTile), term(static.ThreadY, 1))
+	bias := affine(1, term(static.ThreadX, 1))
+	oneCol := frac(1, backpropTile)
+	biasRow := frac(backpropTile, blocks*backpropTile*backpropTile)
+	arrays := map[backpropArray]string{bpDelta: "hidden_delta", bpLy: "input_units", bpOldW: "input_prev_weights", bpW: "input_weights2"}
+	acc := map[OpKind]static.Access{OpLoad: static.Read, OpStore: static.Write}
+	var adjust []static.MemOp
+	for _, st := range backpropAdjustProgram {
+		switch {
+		case st.kind == OpCompute:
+		case st.bias:
+			adjust = append(adjust, memop(arrays[st.array], acc[st.kind], 4, bias, biasRow))
+		case st.array == bpDelta:
+			adjust = append(adjust, memop(arrays[st.array], acc[st.kind], 4, bias, 1))
+		case st.array == bpLy:
+			adjust = append(adjust, memop(arrays[st.array], acc[st.kind], 4, input, 1))
+		default:
+			adjust = append(adjust, memop(arrays[st.array], acc[st.kind], 4, weight, 1))
+		}
+	}
+	p := staticProgram(wl)
+	geometry := static.Kernel{GridX: 1, GridY: int64(blocks), BlockX: backpropTile, BlockY: backpropTile}
+	forward, adj := geometry, geometry
+	forward.Name, forward.Ops = "bpnn_layerforward_CUDA", []static.MemOp{
+		memop("input_units", static.Read, 4, input, oneCol),
+		memop("input_weights", static.Read, 4, weight, 1),
+		memop("input_weights", static.Write, 4, weight, 1),
+		memop("hidden_partial_sum", static.Write, 4, affine(0, term(static.BlockY, backpropHidden), term(static.ThreadY, 1)), oneCol),
+	}
+	adj.Name, adj.Ops = "bpnn_adjust_weights_cuda", adjust
+	p.Kernels = []static.Kernel{forward, adj}
+	return p
+}
