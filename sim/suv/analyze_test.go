@@ -143,6 +143,7 @@ func TestDescribedWorkloadClasses(t *testing.T) {
 		"fdtd":    {"_fict_": "I,D", "ex": "D", "ey": "D", "hz": "D"},
 		"hotspot": {"MatrixTemp0": "D", "MatrixTemp1": "D", "MatrixPower": "D"},
 		"nw":      {"referrence": "I,D", "itemsets": "I,D"},
+		"srad":    {"J_shared": "D"},
 		"ra":      {"input": "T", "table": "D", "output": "D"},
 		"bfs": {"graph_nodes": "T", "graph_mask": "T", "updating_graph_mask": "U", "graph_visited": "U",
 			"graph_edges": "U", "cost": "U"},

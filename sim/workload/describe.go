@@ -18,6 +18,7 @@ var describers = map[string]func(wl *builtin, scale float64) *static.Program{
 	"hotspot":  describeHotspot,
 	"nw":       describeNW,
 	"ra":       describeRA,
+	"srad":     describeSRAD,
 	"bfs":      describeBFS,
 }
 

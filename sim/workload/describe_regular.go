@@ -162,3 +162,68 @@ func describeBackprop(wl *builtin, scale float64) *static.Program {
 	p.Kernels = []static.Kernel{forward, adj}
 	return p
 }
+
+// describeSRAD: srad_cuda_1 and srad_cuda_2 per iteration on a grid of 16x16
+// tiles. With base = 16*cols*by + 16*bx, the generator's sradRef indices are
+// affine in the thread and block indices (sradRefIndex). The halo loads'
+// flat-index guards are counted as reached by every thread (fraction 1, an
+// overestimate by the halo's share); the edge-block conditions (by == 0,
+// bx == gridDim.x-1, ...) reach one block row or column. The host loop
+// counter reaches no kernel.
+func describeSRAD(wl *builtin, scale float64) *static.Program {
+	rows, cols := scaled(sradRows, scale, sradBlock, sradBlock), sradCols
+	gridX, gridY := cols/sradBlock, rows/sradBlock
+	names := map[int]string{sradJ: "J_shared", sradC: "C_cuda", sradE: "E_C", sradW: "W_C", sradS: "S_C", sradN: "N_C"}
+	acc := map[OpKind]static.Access{OpLoad: static.Read, OpStore: static.Write}
+	edgeFraction := map[sradEdge]float64{sradAll: 1, sradTop: frac(1, gridY), sradBottomElse: frac(1, gridY),
+		sradBottom: frac(1, gridY), sradLeft: frac(1, gridX), sradRightElse: frac(1, gridX), sradRight: frac(1, gridX)}
+	ops := func(prog []sradInstr) []static.MemOp {
+		var out []static.MemOp
+		for _, in := range prog {
+			if in.kind == OpCompute {
+				continue
+			}
+			out = append(out, memop(names[in.alloc], acc[in.kind], 4, sradRefIndex(in.ref, int64(cols), int64(gridX), int64(gridY)), edgeFraction[in.edge]))
+		}
+		return out
+	}
+	first, second := ops(sradStep1), ops(sradStep2)
+	p := staticProgram(wl)
+	for it := 0; it < sradIters; it++ {
+		for _, k := range []struct {
+			name string
+			ops  []static.MemOp
+		}{{"srad_cuda_1", first}, {"srad_cuda_2", second}} {
+			p.Kernels = append(p.Kernels, static.Kernel{Name: k.name, GridX: int64(gridX), GridY: int64(gridY),
+				BlockX: sradBlock, BlockY: sradBlock, Ops: k.ops})
+		}
+	}
+	return p
+}
+
+// sradRefIndex is sradWarp.index as an affine expression.
+func sradRefIndex(ref sradRef, c, gridX, gridY int64) static.Affine {
+	const b = sradBlock
+	base := func(k int64, extra ...static.Term) static.Affine {
+		return affine(k, append([]static.Term{term(static.BlockY, b*c), term(static.BlockX, b)}, extra...)...)
+	}
+	switch ref {
+	case sradNorth:
+		return base(-c, term(static.ThreadX, 1))
+	case sradSouth:
+		return base(b*c, term(static.ThreadX, 1))
+	case sradWest:
+		return base(-1, term(static.ThreadY, c))
+	case sradEast:
+		return base(b, term(static.ThreadY, c))
+	case sradTopRow:
+		return affine(0, term(static.BlockX, b), term(static.ThreadX, 1))
+	case sradBottomRow:
+		return affine(b*c*(gridY-1)+c*(b-1), term(static.BlockX, b), term(static.ThreadX, 1))
+	case sradLeftCol:
+		return affine(0, term(static.BlockY, b*c), term(static.ThreadY, c))
+	case sradRightCol:
+		return affine(b*(gridX-1)+b-1, term(static.BlockY, b*c), term(static.ThreadY, c))
+	}
+	return base(0, term(static.ThreadY, c), term(static.ThreadX, 1))
+}
