@@ -144,7 +144,9 @@ func TestDescribedWorkloadClasses(t *testing.T) {
 		"hotspot": {"MatrixTemp0": "D", "MatrixTemp1": "D", "MatrixPower": "D"},
 		"nw":      {"referrence": "I,D", "itemsets": "I,D"},
 		"srad":    {"J_shared": "D"},
-		"ra":      {"input": "T", "table": "D", "output": "D"},
+		"sssp": {"vertexArray": "T", "edgeArray": "U", "weightArray": "U", "shortestDistances": "T",
+			"updatingShortestDistances": "U"},
+		"ra": {"input": "T", "table": "D", "output": "D"},
 		"bfs": {"graph_nodes": "T", "graph_mask": "T", "updating_graph_mask": "U", "graph_visited": "U",
 			"graph_edges": "U", "cost": "U"},
 	}

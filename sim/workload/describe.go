@@ -19,6 +19,7 @@ var describers = map[string]func(wl *builtin, scale float64) *static.Program{
 	"nw":       describeNW,
 	"ra":       describeRA,
 	"srad":     describeSRAD,
+	"sssp":     describeSSSP,
 	"bfs":      describeBFS,
 }
 

@@ -112,3 +112,61 @@ func describeNW(wl *builtin, scale float64) *static.Program {
 	}
 	return p
 }
+
+// describeSSSP: initializeArrays, then (Kernel1, Kernel2) per iteration, all
+// on blocks of 16 threads, tid = bx*16 + tx < numVertices. initializeArrays
+// writes finalizedVertices, shortestDistances and updatingShortestDistances
+// at tid. Kernel1: read and (if set, data-dependent: fraction 1) clear
+// finalizedVertices[tid]; read vertexArray[tid] and vertexArray[tid+1] and
+// shortestDistances[tid]; then loop from the loaded start to the loaded end
+// (a data-dependent bound), reading edgeArray and weightArray at the edge
+// (indirect) and atomicMin on updatingShortestDistances at the loaded
+// destination (a read and an atomic, indirect). Kernel2: read both distances
+// at tid; where improved (data-dependent) write shortestDistances and
+// finalizedVertices; write updatingShortestDistances. The host loop counter
+// reaches no kernel.
+func describeSSSP(wl *builtin, scale float64) *static.Program {
+	n := scaled(ssspVertices, scale, 1, ssspNeighbours+1)
+	blocks := ceilDiv(n, ssspBlock)
+	live := frac(n, blocks*ssspBlock)
+	tid := affine(0, term(static.BlockX, ssspBlock), term(static.ThreadX, 1))
+	next := affine(1, term(static.BlockX, ssspBlock), term(static.ThreadX, 1))
+	edges := []static.Loop{{Name: "edges", DataDependent: true}}
+	ops := map[string][]static.MemOp{
+		"initializeArrays": {
+			memop("finalizedVertices", static.Write, 1, tid, live),
+			memop("shortestDistances", static.Write, 4, tid, live),
+			memop("updatingShortestDistances", static.Write, 4, tid, live),
+		},
+		"Kernel1": {
+			memop("finalizedVertices", static.Read, 1, tid, live),
+			memop("finalizedVertices", static.Write, 1, tid, live),
+			memop("vertexArray", static.Read, 4, tid, live),
+			memop("vertexArray", static.Read, 4, next, live),
+			memop("shortestDistances", static.Read, 4, tid, live),
+			inLoops(indirect("edgeArray", static.Read, 4, live), 0),
+			inLoops(indirect("weightArray", static.Read, 4, live), 0),
+			inLoops(indirect("updatingShortestDistances", static.Read, 4, live), 0),
+			inLoops(indirect("updatingShortestDistances", static.Atomic, 4, live), 0),
+		},
+		"Kernel2": {
+			memop("shortestDistances", static.Read, 4, tid, live),
+			memop("updatingShortestDistances", static.Read, 4, tid, live),
+			memop("shortestDistances", static.Write, 4, tid, live),
+			memop("finalizedVertices", static.Write, 1, tid, live),
+			memop("updatingShortestDistances", static.Write, 4, tid, live),
+		},
+	}
+	p := staticProgram(wl)
+	for _, ph := range wl.phases {
+		if ph.Kernel == nil {
+			continue
+		}
+		k := static.Kernel{Name: ph.Kernel.Name, GridX: int64(blocks), GridY: 1, BlockX: ssspBlock, BlockY: 1, Ops: ops[ph.Kernel.Name]}
+		if k.Name == "Kernel1" {
+			k.Loops = edges
+		}
+		p.Kernels = append(p.Kernels, k)
+	}
+	return p
+}

@@ -49,15 +49,15 @@ func suvAnalyzeCmd(args []string, stdout, stderr io.Writer) error {
 		return usage("--workload/--scale: %v", err)
 	}
 	fmt.Fprintf(stdout, "%s: %d launches, %d SMs x %d warps\n", name, len(prog.Kernels), g.SMs, g.WarpsPerSM)
-	fmt.Fprintf(stdout, "%-22s %12s %-6s %10s %12s %12s %8s\n", "structure", "bytes", "types", "density", "wss", "span", "launches")
+	fmt.Fprintf(stdout, "%-26s %12s %-6s %10s %12s %12s %8s\n", "structure", "bytes", "types", "density", "wss", "span", "launches")
 	for _, r := range suv.Analyze(prog, g) {
-		fmt.Fprintf(stdout, "%-22s %12d %-6s %10s %12s %12s %8d\n", r.Alloc, r.Bytes, r.Types(),
+		fmt.Fprintf(stdout, "%-26s %12d %-6s %10s %12s %12s %8d\n", r.Alloc, r.Bytes, r.Types(),
 			density(r.Class, r.Density), bytesOrDash(r.WSSKnown, r.WSS), bytesOrDash(r.Iterative, r.Span), r.Launches)
 	}
 	if !perKernel {
 		return nil
 	}
-	fmt.Fprintf(stdout, "\n%-6s %-22s %-22s %-9s %10s %12s %s\n", "launch", "kernel", "structure", "class", "density", "wss", "spans (start+bytes)")
+	fmt.Fprintf(stdout, "\n%-6s %-22s %-26s %-9s %10s %12s %s\n", "launch", "kernel", "structure", "class", "density", "wss", "spans (start+bytes)")
 	for ki := range prog.Kernels {
 		k := &prog.Kernels[ki]
 		for _, r := range suv.AnalyzeKernel(prog, k, g) {
@@ -69,7 +69,7 @@ func suvAnalyzeCmd(args []string, stdout, stderr io.Writer) error {
 			if r.Iterative {
 				class += ",I"
 			}
-			line := fmt.Sprintf("%-6d %-22s %-22s %-9s %10s %12s %s", ki, k.Name, r.Alloc, class,
+			line := fmt.Sprintf("%-6d %-22s %-26s %-9s %10s %12s %s", ki, k.Name, r.Alloc, class,
 				density(r.Class, r.Density), bytesOrDash(r.WSSKnown, r.WSS), strings.Join(spans, " "))
 			fmt.Fprintln(stdout, strings.TrimRight(line, " "))
 		}
