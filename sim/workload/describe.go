@@ -88,3 +88,13 @@ func inLoops(op static.MemOp, loops ...int) static.MemOp {
 
 // frac is n/d as a branch fraction.
 func frac(n, d int) float64 { return float64(n) / float64(d) }
+
+// allocBytes is the size of the named allocation of wl.
+func allocBytes(wl *builtin, name string) uint64 {
+	for _, a := range wl.allocs {
+		if a.Name == name {
+			return a.Bytes
+		}
+	}
+	panic("workload: no allocation " + name)
+}

@@ -35,7 +35,7 @@ func describeRA(wl *builtin, scale float64) *static.Program {
 // graph_visited[tid], *g_over and updating_graph_mask[tid]. The host loop
 // repeats while g_over is set; its counter reaches no kernel.
 func describeBFS(wl *builtin, scale float64) *static.Program {
-	n := int(wl.allocs[1].Bytes) // graph_mask: one byte per node
+	n := int(allocBytes(wl, "graph_mask")) // one byte per node
 	blocks := ceilDiv(n, bfsThreads)
 	live := frac(n, blocks*bfsThreads)
 	tid := affine(0, term(static.BlockX, bfsThreads), term(static.ThreadX, 1))

@@ -52,7 +52,7 @@ func suvAnalyzeCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%-26s %12s %-6s %10s %12s %12s %8s\n", "structure", "bytes", "types", "density", "wss", "span", "launches")
 	for _, r := range suv.Analyze(prog, g) {
 		fmt.Fprintf(stdout, "%-26s %12d %-6s %10s %12s %12s %8d\n", r.Alloc, r.Bytes, r.Types(),
-			density(r.Class, r.Density), bytesOrDash(r.WSSKnown, r.WSS), bytesOrDash(r.Iterative, r.Span), r.Launches)
+			suvDensity(r.Class, r.Density), suvBytes(r.WSSKnown, r.WSS), suvBytes(r.Iterative, r.Span), r.Launches)
 	}
 	if !perKernel {
 		return nil
@@ -70,22 +70,22 @@ func suvAnalyzeCmd(args []string, stdout, stderr io.Writer) error {
 				class += ",I"
 			}
 			line := fmt.Sprintf("%-6d %-22s %-26s %-9s %10s %12s %s", ki, k.Name, r.Alloc, class,
-				density(r.Class, r.Density), bytesOrDash(r.WSSKnown, r.WSS), strings.Join(spans, " "))
+				suvDensity(r.Class, r.Density), suvBytes(r.WSSKnown, r.WSS), strings.Join(spans, " "))
 			fmt.Fprintln(stdout, strings.TrimRight(line, " "))
 		}
 	}
 	return nil
 }
 
-// density prints accesses per byte; an Unknown structure has none.
-func density(c suv.Class, d float64) string {
+// suvDensity prints accesses per byte; an Unknown structure has none.
+func suvDensity(c suv.Class, d float64) string {
 	if c == suv.Unknown {
 		return "-"
 	}
 	return fmt.Sprintf("%.4g", d)
 }
 
-func bytesOrDash(known bool, b uint64) string {
+func suvBytes(known bool, b uint64) string {
 	if !known {
 		return "-"
 	}
