@@ -106,6 +106,9 @@ func experimentCheck(name string, flags ...string) docRun {
 }
 
 var docRuns = map[string]docRun{
+	"uvmsim suv-analyze --workload W": {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
+	"uvmsim suv-analyze --workload W [--scale S] [--seed N] [--sms N] [--warps-per-sm N] [--kernels]": {
+		[]string{"suv-analyze", "--workload", "nw", "--scale", "0.1", "--seed", "2", "--sms", "4", "--warps-per-sm", "32", "--kernels"}, exitOK},
 	"uvmsim run --workload bfs --policy uvmmu --oversub 150 [--scale F] [--seed N] [--config FILE] [--set key=value]... [--json FILE] [--vcd FILE --vcd-signals GLOB] [--check]": {
 		[]string{"run", "--workload", "bfs", "--policy", "uvmmu", "--oversub", "150", "--scale", "0.01", "--seed", "2", "--config", "{config}",
 			"--set", "gpu.sms=2", "--json", "{tmp}/r.json", "--vcd", "{tmp}/r.vcd", "--vcd-signals", "uvmmu.da.afm.*", "--check"}, exitOK},
