@@ -199,7 +199,7 @@ func TestVCDAndSignals(t *testing.T) {
 	trace := docExampleTrace(t)
 	code, names, stderr := run("signals", "--trace-file", trace, "--policy", "uvmmu")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, names, "\nuvmmu.da.afm.arrived\n")
+	assert.Contains(t, names, "\nuvmmu.da.afm.arrived_q\n")
 	assert.Contains(t, names, "\nsm0.l1tlb.")
 	vcd := filepath.Join(t.TempDir(), "run.vcd")
 	code, _, stderr = run("run", "--trace-file", trace, "--policy", "uvmmu", "--vcd", vcd, "--vcd-signals", "uvmmu.da.afm.*")
