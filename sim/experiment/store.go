@@ -88,10 +88,24 @@ func ConfigID(cfg *config.Config) string {
 }
 
 // RecordName is the file name of a configuration's record inside RunsDir:
-// workload, policy and ratio for people, the ConfigID for uniqueness.
+// workload, policy and ratio for people, the ConfigID for uniqueness. A
+// trace workload's name (trace:PATH) keeps only the characters a file
+// name can hold, at most maxNameWorkload of them.
 func RecordName(cfg *config.Config) string {
-	return fmt.Sprintf("%s-%s-%d-%s.json", cfg.Run.Workload, cfg.Run.Policy, cfg.Run.OversubPct, ConfigID(cfg))
+	wl := []rune(strings.Map(func(r rune) rune {
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_') {
+			return r
+		}
+		return '_'
+	}, cfg.Run.Workload))
+	if len(wl) > maxNameWorkload {
+		wl = wl[len(wl)-maxNameWorkload:]
+	}
+	return fmt.Sprintf("%s-%s-%d-%s.json", string(wl), cfg.Run.Policy, cfg.Run.OversubPct, ConfigID(cfg))
 }
+
+// maxNameWorkload bounds the workload part of a record's file name.
+const maxNameWorkload = 40
 
 // RecordPath is where dir keeps the record of cfg.
 func RecordPath(dir string, cfg *config.Config) string {

@@ -33,6 +33,9 @@ func TestConfigIDNamesTheFullConfiguration(t *testing.T) {
 	require.NoError(t, evict.Set(EvictionKey+"=tree"))
 	assert.Equal(t, map[string]string{EvictionKey: "tree"}, Overrides(&evict), "strings unquoted, as --set takes them")
 	assert.Equal(t, "hotspot-uvmmu-100-"+ConfigID(&evict)+".json", RecordName(&evict))
+	trace := config.Default()
+	trace.Run.Workload = "trace:/data/runs/bfs-1M.trace.gz"
+	assert.Equal(t, "trace__data_runs_bfs_1M.trace.gz-uvmmu-100-"+ConfigID(&trace)+".json", RecordName(&trace))
 }
 
 func TestRecordRoundTripAndChecks(t *testing.T) {

@@ -191,33 +191,31 @@ func checkEdgeRanges(g *graph, lines []int32) error {
 
 // bfsLevels runs breadth-first search from node 0 and returns every node's
 // level (-1 if unreachable) and the deepest level. Levels do not depend on
-// the order a level's nodes are expanded in, so each frontier is expanded
-// in node order, which reads the edge lists front to back.
+// the order a level's nodes are expanded in, so each level is expanded in
+// node order, which reads the edge lists front to back. The levels follow
+// one another in a single queue of at most one entry per node.
 func bfsLevels(g *graph) ([]int32, int) {
 	level := make([]int32, g.nodes())
 	for i := range level {
 		level[i] = -1
 	}
 	level[0] = 0
-	frontier, next := []uint32{0}, []uint32(nil)
+	queue := make([]uint32, 1, g.nodes())
 	depth := 0
-	for len(frontier) > 0 {
-		next = next[:0]
+	for head := 0; head < len(queue); depth++ {
+		frontier := queue[head:]
+		slices.Sort(frontier)
+		head = len(queue)
 		for _, u := range frontier {
 			c := g.cursor(int(u))
 			for j := uint32(0); j < c.degree; j++ {
 				v := g.destOf(&c, j)
 				if level[v] < 0 {
 					level[v] = level[u] + 1
-					next = append(next, v)
+					queue = append(queue, v)
 				}
 			}
 		}
-		if len(next) > 0 {
-			depth++
-		}
-		slices.Sort(next)
-		frontier, next = next, frontier
 	}
-	return level, depth
+	return level, depth - 1
 }

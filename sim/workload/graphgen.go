@@ -76,32 +76,32 @@ func generateRodiniaGraph(nodes, edges int, seed uint64) *graph {
 		}
 		p += uint64(d)
 	}
-	// Count every node's reverse edges, turn the counts into offsets, then
-	// place the sources, drawing every destination a second time rather
-	// than keeping them.
-	count := make([]uint32, nodes)
+	// Count every node's reverse edges in revOff, turn the counts into the
+	// offsets just past each node's list, then place the sources going
+	// through the draws backwards, each one in front of the last placed:
+	// every list ends in draw order and every offset back at its start.
+	// The destinations are drawn a second time rather than kept.
+	gg.revOff = make([]uint32, nodes)
 	for p := uint64(0); p < gg.pairs; p++ {
-		count[gg.dest(p)]++
+		gg.revOff[gg.dest(p)]++
 	}
 	gg.revBase = make([]uint64, blocks)
-	gg.revOff = make([]uint32, nodes)
 	var off uint64
-	for i, c := range count {
+	for i, c := range gg.revOff {
 		if i%64 == 0 {
 			gg.revBase[i/64] = off
 		}
-		gg.revOff[i] = uint32(off - gg.revBase[i/64])
 		off += uint64(c)
+		gg.revOff[i] = uint32(off - gg.revBase[i/64])
 	}
-	clear(count) // now the number placed per node
 	gg.rev = make([]uint32, gg.pairs)
-	p = 0
-	for s, d := range gg.draws {
-		for range d {
+	p = gg.pairs
+	for s := nodes - 1; s >= 0; s-- {
+		for range gg.draws[s] {
+			p--
 			t := gg.dest(p)
-			p++
-			gg.rev[gg.revStart(int(t))+uint64(count[t])] = uint32(s)
-			count[t]++
+			gg.revOff[t]--
+			gg.rev[gg.revStart(int(t))] = uint32(s)
 		}
 	}
 	return &graph{gen: gg}

@@ -22,7 +22,7 @@ func TestCommandRejectsBadInput(t *testing.T) {
 		{[]string{"--sweep", "BOGUS=1"}, "no parameter BOGUS in uvmmu_da, grit_pa_cache, uvmmu_dcq, uvmmu_lfsr"},
 		{[]string{"--sweep", "WAYS=2,x"}, `value "x" is not an unsigned integer`},
 		{[]string{"--sweep", "WAYS=2,17"}, "grit_pa_cache parameter WAYS = 17 is outside the allowed range 2..16"},
-		{[]string{"--sweep", "FRAB_WORD=48"}, "WordBits 48 is not a power of two in 32..512"},
+		{[]string{"--sweep", "FRAB_WORD=48"}, "WordBits 48 outside 32..512, a power of two"},
 		{[]string{"--liberty", "/nonexistent/x.lib"}, "--liberty /nonexistent/x.lib"},
 		{[]string{"--frobnicate"}, "unknown flag: --frobnicate"},
 	} {

@@ -106,33 +106,41 @@ func experimentCheck(name string, flags ...string) docRun {
 }
 
 var docRuns = map[string]docRun{
+	"uvmsim suv-analyze --workload W": {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
+	"uvmsim suv-analyze --workload W [--scale S] [--seed N] [--sms N] [--warps-per-sm N] [--kernels]": {
+		[]string{"suv-analyze", "--workload", "nw", "--scale", "0.1", "--seed", "2", "--sms", "4", "--warps-per-sm", "32", "--kernels"}, exitOK},
 	"uvmsim run --workload bfs --policy uvmmu --oversub 150 [--scale F] [--seed N] [--config FILE] [--set key=value]... [--json FILE] [--vcd FILE --vcd-signals GLOB] [--check]": {
 		[]string{"run", "--workload", "bfs", "--policy", "uvmmu", "--oversub", "150", "--scale", "0.01", "--seed", "2", "--config", "{config}",
 			"--set", "gpu.sms=2", "--json", "{tmp}/r.json", "--vcd", "{tmp}/r.vcd", "--vcd-signals", "uvmmu.da.afm.*", "--check"}, exitOK},
-	"uvmsim run --trace-file FILE --policy um":                                   {[]string{"run", "--trace-file", "{trace}", "--policy", "um"}, exitOK},
-	"uvmsim run --trace-file FILE":                                               {[]string{"run", "--trace-file", "{trace}"}, exitOK},
-	"uvmsim run --trace-file example.trace --policy um":                          {[]string{"run", "--trace-file", "{trace}", "--policy", "um"}, exitOK},
-	"uvmsim signals [--workload W --policy P]":                                   {[]string{"signals", "--workload", "ra", "--policy", "um"}, exitOK},
-	"uvmsim signals --policy uvmmu":                                              {[]string{"signals", "--policy", "uvmmu"}, exitOK},
-	"uvmsim config --check FILE":                                                 {[]string{"config", "--check", "{config}"}, exitOK},
-	"uvmsim run --config FILE":                                                   {[]string{"run", "--config", "{config}", "--scale", "0.01"}, exitOK},
-	"uvmsim report RESULT.json...":                                               {[]string{"report", "{results}"}, exitOK},
-	"out/uvmsim report out/fig4/results.json":                                    {[]string{"report", "{results}"}, exitOK},
-	"uvmsim report [--policy uvmmu] [--baseline um] [--csv FILE] RESULT.json...": {[]string{"report", "--policy", "uvmmu", "--baseline", "um", "--csv", "{tmp}/r.csv", "{results}"}, exitOK},
-	"uvmsim area [--liberty FILE] [--json FILE]":                                 {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
-	"uvmsim grit-characterize":                                                   {[]string{"grit-characterize", "--scale", "0.01"}, exitOK},
-	"uvmsim COMMAND --help":                                                      {[]string{"run", "--help"}, exitOK},
-	"uvmsim run --workload sssp --scale 10000":                                   {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
-	"uvmsim run --workload sssp --scale 10000 --set run.max_memory_gb=16":        {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
-	"uvmsim run --workload hotspot --policy uvmmu --oversub 125":                 {[]string{"run", "--workload", "hotspot", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.05"}, exitOK},
-	"uvmsim run --workload ra --policy uvmmu --oversub 125 --scale 0.35":         {[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.35"}, exitOK},
+	"uvmsim run --trace-file FILE --policy um":          {[]string{"run", "--trace-file", "{trace}", "--policy", "um"}, exitOK},
+	"uvmsim run --trace-file FILE":                      {[]string{"run", "--trace-file", "{trace}"}, exitOK},
+	"uvmsim run --trace-file example.trace --policy um": {[]string{"run", "--trace-file", "{trace}", "--policy", "um"}, exitOK},
+	"uvmsim signals [--workload W --policy P]":          {[]string{"signals", "--workload", "ra", "--policy", "um"}, exitOK},
+	"uvmsim signals --policy uvmmu":                     {[]string{"signals", "--policy", "uvmmu"}, exitOK},
+	"uvmsim config --check FILE":                        {[]string{"config", "--check", "{config}"}, exitOK},
+	"uvmsim run --config FILE":                          {[]string{"run", "--config", "{config}", "--scale", "0.01"}, exitOK},
+	"uvmsim report [--where key=value] RESULT.json...":  {[]string{"report", "--where", "um.fault_latency_us=45", "{results}"}, exitOK},
+	"out/uvmsim report out/fig4/results.json":           {[]string{"report", "{results}"}, exitOK},
+	"uvmsim report [--policy uvmmu] [--baseline um] [--where key=value]... [--csv FILE] RESULT.json...": {[]string{"report", "--policy", "uvmmu", "--baseline", "um", "--csv", "{tmp}/r.csv", "{results}"}, exitOK},
+	"uvmsim report [--policy uvmmu] [--baseline um] [--where key=value]... [--csv FILE] FILE...":        {[]string{"report", "--policy", "uvmmu", "--baseline", "um", "--where", "run.graph_file=", "{results}"}, exitOK},
+	"uvmsim plot DIR": {[]string{"plot", "{tmp}/not-an-output-dir"}, exitUsage}, // plot reads a directory an experiment wrote
+	"uvmsim plot OUT": {[]string{"plot", "{tmp}/not-an-output-dir"}, exitUsage},
+	"uvmsim run --json /nonexistent/dir/x.json":                           {[]string{"run", "--workload", "ra", "--scale", "0.01", "--json", "/nonexistent/dir/x.json"}, exitUsage},
+	"uvmsim area [--liberty FILE] [--json FILE]":                          {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
+	"uvmsim suv-analyze":                                                  {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
+	"uvmsim grit-characterize":                                            {[]string{"grit-characterize", "--scale", "0.01", "--csv", "{tmp}/grit.csv"}, exitOK},
+	"uvmsim COMMAND --help":                                               {[]string{"run", "--help"}, exitOK},
+	"uvmsim run --workload sssp --scale 10000":                            {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
+	"uvmsim run --workload sssp --scale 10000 --set run.max_memory_gb=16": {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
+	"uvmsim run --workload hotspot --policy uvmmu --oversub 125":          {[]string{"run", "--workload", "hotspot", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.05"}, exitOK},
+	"uvmsim run --workload ra --policy uvmmu --oversub 125 --scale 0.35":  {[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.35"}, exitOK},
 	"uvmsim run --workload ra --policy uvmmu --scale 0.01 --vcd run.vcd --vcd-signals 'uvmmu.da.afm.*'": {
 		[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--scale", "0.01", "--vcd", "{tmp}/run.vcd", "--vcd-signals", "uvmmu.da.afm.*"}, exitOK},
 	"uvmsim run --workload ra --policy uvmmu --oversub 150 --scale 0.5 --set uvmmu.eviction=nru --check": {
 		[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "150", "--scale", "0.05", "--set", "uvmmu.eviction=nru", "--check"}, exitOK},
 	"uvmsim run --workload ra --policy uvmmu --oversub 125 --scale 2 --set uvmmu.eviction=seqlocal": {
 		[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.05", "--set", "uvmmu.eviction=seqlocal"}, exitOK},
-	"uvmsim sweep --workloads all --policies um,uvmmu --oversub 100,125,150 [--jobs N] [--out DIR]": {
+	"uvmsim sweep --workloads all --policies um,uvmmu --oversub 100,125,150 [--jobs N] [--out DIR] [--scale F] [--seed N] [--config FILE] [--set key=value]... [--fresh] [--slurm ...]": {
 		[]string{"sweep", "--workloads", "all", "--policies", "um,uvmmu", "--oversub", "100,125,150", "--scale", "0.001", "--jobs", "2", "--out", "{tmp}/sweep"}, exitOK},
 	"uvmsim sweep --policies LIST [--workloads LIST|all] [--oversub LIST]": {
 		[]string{"sweep", "--policies", "ideal", "--workloads", "ra,trace:{trace}", "--oversub", "100,150", "--scale", "0.01", "--jobs", "1", "--out", "{tmp}/sweep"}, exitOK},
@@ -140,8 +148,8 @@ var docRuns = map[string]docRun{
 		[]string{"sweep", "--workloads", "hotspot,ra", "--policies", "uvmmu", "--oversub", "100,125,150", "--scale", "0.01", "--jobs", "1", "--out", "{tmp}/sweep"}, exitOK},
 	"uvmsim sweep --policies ideal --workloads all --jobs 1": {
 		[]string{"sweep", "--policies", "ideal", "--workloads", "all", "--jobs", "1", "--scale", "0.01", "--out", "{tmp}/sweep"}, exitOK},
-	"uvmsim experiment fig1|fig4|fig5|fig6|migration-latency|validate [--out DIR] [--quick]": experimentCheck("fig1", "--quick"),
-	"uvmsim experiment NAME [--out DIR] [--quick] [--jobs N]":                                experimentCheck("fig5", "--quick"),
+	"uvmsim experiment fig1|fig4|fig5|fig6|migration-latency|validate [--out DIR] [--quick] [--workloads LIST] [--scale F] [--seed N] [--config FILE] [--set key=value]... [--fresh] [--slurm ...]": experimentCheck("fig1", "--quick"),
+	"uvmsim experiment NAME [--out DIR] [--quick] [--jobs N] [--workloads LIST|all]":                                                                                                                experimentCheck("fig5", "--quick"),
 	"uvmsim experiment NAME":                                       experimentCheck("fig6"),
 	"uvmsim experiment fig4":                                       experimentCheck("fig4"),
 	"out/uvmsim experiment fig4 --out out/fig4":                    experimentCheck("fig4"),
@@ -153,7 +161,7 @@ var docRuns = map[string]docRun{
 
 // reference is a command with only flags that take no value here:
 // "uvmsim run --json" names a flag, it is not a run.
-var reference = regexp.MustCompile(`^uvmsim (run|sweep|experiment|list|signals|report|config|area)((?: --[a-z-]+)*)$`)
+var reference = regexp.MustCompile(`^uvmsim (run|sweep|experiment|plot|list|signals|report|config|area)((?: --[a-z-]+)*)$`)
 
 // TestDocCommandsRun runs every uvmsim command line of README.md and
 // docs/*.md and checks its exit status.

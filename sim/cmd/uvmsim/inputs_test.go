@@ -131,7 +131,7 @@ func TestInputCases(t *testing.T) {
 	dir := t.TempDir()
 	trace := docExampleTrace(t)
 	huge := strings.Repeat("x", 50<<20)
-	results := writeFile(t, "results.json", `[{"workload":"ra","policy":"um","oversub_pct":100,"cycles":10},{"workload":"ra","policy":"uvmmu","oversub_pct":100,"cycles":5}]`)
+	results := writeRecords(t, record(t, "um", 10), record(t, "uvmmu", 5))
 	negCost := writeFile(t, "neg.graph", "2\n0 1\n1 1\n0\n2\n1 1\n0 -3\n")
 	overlap := writeFile(t, "overlap.graph", "3\n0 2\n2 1\n1 2\n0\n4\n1 1\n2 1\n0 1\n0 1\n")
 	garbage := writeFile(t, "garbage.graph", "2\n0 \x1b[31m\xff\xfe\u202e\x00\x07 1\n")
@@ -155,7 +155,7 @@ func TestInputCases(t *testing.T) {
 		{"--trace-file missing", []string{"run", "--trace-file", "/nonexistent.trace"}, exitUsage, "no such file"},
 		{"negative graph cost", []string{"run", "--workload", "bfs", "--set", "run.graph_file=" + negCost}, exitUsage, "rodinia graph line 7: cost of edge 1 must be an integer in [0, 2147483647]"},
 		{"overlapping graph ranges", []string{"run", "--workload", "bfs", "--set", "run.graph_file=" + overlap}, exitUsage, "rodinia graph line 4: node 2's edges [1, 3) overlap node 0's [0, 2) (line 2)"},
-		{"no command", nil, exitUsage, "commands: run, sweep, experiment, list, signals, report, config, area"},
+		{"no command", nil, exitUsage, "commands: run, sweep, experiment, plot, list, signals, report, config, area, grit-characterize, suv-analyze"},
 		{"50 MB value", []string{"run", "--set", "run.policy=" + huge}, exitUsage, "bytes left out"},
 	}
 	for _, tc := range cases {
@@ -199,7 +199,7 @@ func TestVCDAndSignals(t *testing.T) {
 	trace := docExampleTrace(t)
 	code, names, stderr := run("signals", "--trace-file", trace, "--policy", "uvmmu")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, names, "\nuvmmu.da.afm.arrived\n")
+	assert.Contains(t, names, "\nuvmmu.da.afm.arrived_q\n")
 	assert.Contains(t, names, "\nsm0.l1tlb.")
 	vcd := filepath.Join(t.TempDir(), "run.vcd")
 	code, _, stderr = run("run", "--trace-file", trace, "--policy", "uvmmu", "--vcd", vcd, "--vcd-signals", "uvmmu.da.afm.*")

@@ -120,7 +120,7 @@ func printable(msg string) string {
 	return b.String()
 }
 
-const commands = "commands: run, sweep, experiment, plot, list, signals, report, config, area, grit-characterize (uvmsim COMMAND --help for flags)"
+const commands = "commands: run, sweep, experiment, plot, list, signals, report, config, area, grit-characterize, suv-analyze (uvmsim COMMAND --help for flags)"
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -147,6 +147,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return areaCmd(args[1:], stdout, stderr)
 	case "grit-characterize":
 		return gritCharacterizeCmd(args[1:], stdout, stderr)
+	case "suv-analyze":
+		return suvAnalyzeCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, "usage: uvmsim COMMAND [flags];", commands)
 		return nil
