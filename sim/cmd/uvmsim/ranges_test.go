@@ -94,7 +94,7 @@ func TestEveryNumericKeyAtItsBounds(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, 76, bounds, "every numeric key has two bounds")
+	assert.Equal(t, 98, bounds, "every numeric key has two bounds")
 }
 
 // checkBound runs config --check and run with one key at a bound.
