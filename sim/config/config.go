@@ -46,7 +46,7 @@ type Run struct {
 	// machine's: it never changes a result.
 	MaxMemoryGB float64 `toml:"max_memory_gb" min:"0" max:"1048576" doc:"host memory a run may take, predicted before it starts (GiB); 0: the machine's physical memory"`
 
-	GPUMemoryMB float64 `toml:"gpu_memory_mb" min:"0" max:"1048576" doc:"GPU memory in MB (2^20 bytes), cudaMalloc'd data included, as the UVMSmart simulator's -gddr_size; overrides run.oversub_pct when set (0: footprint / R)"`
+	GPUMemoryMB float64 `toml:"gpu_memory_mb" min:"0" max:"11264" doc:"GPU memory in MB (2^20 bytes), cudaMalloc'd data included, as the UVMSmart simulator's -gddr_size; overrides run.oversub_pct when set (0: footprint / R); at most memory.capacity_gb"`
 }
 
 // GPU is the core and translation configuration (UVMMU paper Table I).
@@ -344,9 +344,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Cache.L1 && !c.Cache.L2 {
 		return fmt.Errorf("config: cache.l1 = true needs cache.l2 = true")
-	}
-	if (c.Cache.L2 || c.Cache.L1) && c.GPU.LineBytes != 128 {
-		return fmt.Errorf("config: the data caches hold 128 B lines of four 32 B sectors; gpu.line_bytes = %d must be 128 or cache.l2 and cache.l1 false", c.GPU.LineBytes)
 	}
 	if c.UVMMU.DCQThreshold > c.UVMMU.DCQDepth {
 		return fmt.Errorf("config: uvmmu.dcq_threshold = %d must not exceed uvmmu.dcq_depth = %d", c.UVMMU.DCQThreshold, c.UVMMU.DCQDepth)

@@ -518,7 +518,8 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 		for l := a >> shift; l <= (a+size-1)>>shift; l++ {
 			// The lane's 32 B sectors within line l.
 			lo, hi := max(a, l<<shift), min(a+size-1, (l+1)<<shift-1)
-			sec := uint8(1<<((hi&(1<<shift-1))>>sectorShift+1) - 1<<((lo&(1<<shift-1))>>sectorShift))
+			ss := sectorShift(shift)
+			sec := uint8(1<<((hi&(1<<shift-1))>>ss+1) - 1<<((lo&(1<<shift-1))>>ss))
 			i := index(m.lineIDs[:lines], l)
 			if i < 0 {
 				i = lines
@@ -545,9 +546,15 @@ func update[T comparable](r *rtl.Reg[T], v T) {
 	}
 }
 
-// sectorShift is log2 of the 32 B sector the caches track (UVMMU Table I:
-// 128 B lines of four 32 B sectors).
-const sectorShift = 5
+// sectorShift is log2 of the sector the caches track for lines of
+// 2^lineShift bytes: 32 B (UVMMU Table I: 128 B lines of four 32 B
+// sectors), or a quarter of a longer line.
+func sectorShift(lineShift uint) uint { return max(lineShift, 7) - 2 }
+
+// SectorBytes is the sector size the caches track for lineBytes lines.
+func SectorBytes(lineBytes int) int {
+	return 1 << sectorShift(uint(bits.TrailingZeros(uint(lineBytes))))
+}
 
 func index(s []uint64, v uint64) int {
 	for i, x := range s {

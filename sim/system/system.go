@@ -228,7 +228,7 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 func newCaches(s *System) (*gpu.Caches, error) {
 	cfg := s.Cfg
 	c := cfg.Cache
-	sector := 32 // UVMMU Table I: four 32 B sectors per 128 B line
+	sector := gpu.SectorBytes(cfg.GPU.LineBytes)
 	return gpu.NewCaches(s.Sim, "caches", gpu.CachesConfig{
 		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, Slices: c.L2Slices,
 		L2:          cache.Config{Sets: c.L2Sets, Ways: c.L2Ways, LineBytes: cfg.GPU.LineBytes, SectorBytes: sector, WriteBack: true, HitLatency: c.L2LatencyCycles},

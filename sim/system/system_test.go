@@ -522,7 +522,7 @@ func TestKernelLaunchLatency(t *testing.T) {
 	for _, name := range []string{"ideal", "um", "uvmsmart", "uvmmu"} {
 		cfg := testConfig(name)
 		cfg.GPU.SMs = 1
-		cfg.Check.WatchdogCycles = 20000
+		cfg.Check.WatchdogCycles = 100_000 // under the 222,150-cycle wait
 		// One 2 MB region of GPU memory: the UVMMU allocator's start-up
 		// (its FrAB sweep and DCQ fill) is over within the first kernel.
 		cfg.Run.GPUMemoryMB = 2

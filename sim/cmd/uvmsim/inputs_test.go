@@ -185,12 +185,14 @@ func TestInputCases(t *testing.T) {
 	}
 }
 
-// --oversub beyond what one 2 MB region allows says so.
+// --oversub beyond what the footprint's page-groups allow says so: ra at
+// scale 0.01 is three 40 KB arrays, three 64 KB page-groups (48 pages), so
+// 1000% leaves the one-page-group minimum, 64 KB, for 0.1 MB of data.
 func TestOversubNote(t *testing.T) {
 	code, out, stderr := run("run", "--workload", "ra", "--policy", "ideal", "--scale", "0.01", "--oversub", "1000")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stderr, "uvmsim: note: run.oversub_pct = 1000 asks for 0.0 MB of managed GPU memory for 0.1 MB of managed data; it is whole 2 MB regions, 2.0 MB")
-	assert.Contains(t, out, "oversubscription 1000% (footprint / managed memory 6%)")
+	assert.Contains(t, stderr, "uvmsim: note: run.oversub_pct = 1000 asks for 0.0 MB of managed GPU memory for 0.1 MB of managed data; it is the footprint in whole 64 KB page-groups over the ratio, 0.1 MB")
+	assert.Contains(t, out, "oversubscription 1000% (footprint / managed memory 192%)")
 }
 
 // The VCD's time is in picoseconds of the core clock and the signals
