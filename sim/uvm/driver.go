@@ -258,14 +258,16 @@ func (d *Driver) ShouldMigrate(p int, write bool) (Decision, error) {
 }
 
 // HandleFaults handles one far-fault batch. Faulting pages already
-// resident or repeated are ignored, and no unit holding a faulting page is
-// evicted by this batch. The prefetcher in force adds pages. If the batch
-// does not fit in the free pages less the free-page buffer, memory is
-// oversubscribed from now on, and the evictor frees units until it fits
-// or nothing evictable is left. If the batch still exceeds the free pages,
-// prefetched pages and then faults are dropped, highest first; dropped
-// faults come back in Plan.Deferred. The pages to fetch become resident
-// and most recently used.
+// resident or repeated are ignored, and a unit holding a faulting page is
+// evicted by this batch only as the last resort. The prefetcher in force
+// adds pages. If the batch does not fit in the free pages less the
+// free-page buffer, memory is oversubscribed from now on, and the evictor
+// frees units until it fits or nothing evictable is left; when nothing
+// outside the faulting units was evictable, the faulting units' resident
+// pages go too. If the batch still exceeds the free pages, prefetched
+// pages and then faults are dropped, highest first; dropped faults come
+// back in Plan.Deferred. The pages to fetch become resident and most
+// recently used.
 func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 	for _, p := range faults {
 		if uint(p) >= uint(d.space.pages) {
@@ -294,15 +296,18 @@ func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 		}
 	}
 	d.pinAll(faults, 1)
-	for d.mustEvict(b.n) {
-		start := len(d.plan.Evict)
-		d.plan.Evict = d.evict.Victim(d.plan.Evict)
-		if len(d.plan.Evict) == start {
-			break
-		}
-		d.drop(d.plan.Evict[start:])
-	}
+	d.evictUntilFits(b.n)
 	d.pinAll(faults, -1)
+	// The faulting pages' own units are the last resort: when every
+	// resident page lies in them (GPU memory smaller than two eviction
+	// units), they go too, or the faults would wait for room forever; a
+	// unit holding a faulting page already resident stays, as that fault
+	// is served by its page staying.
+	if len(d.plan.Evict) == 0 && s.resident+b.n > s.capacity {
+		d.pinResident(faults, 1)
+		d.evictUntilFits(b.n)
+		d.pinResident(faults, -1)
+	}
 	if excess := s.resident + b.n - s.capacity; excess > 0 {
 		d.plan.Deferred = b.trim(excess, d.plan.Deferred)
 		faulting -= len(d.plan.Deferred)
@@ -314,6 +319,29 @@ func (d *Driver) HandleFaults(faults []int) (Plan, error) {
 		d.touched(p)
 	}
 	return d.plan, nil
+}
+
+// pinResident pins (delta 1) or unpins (-1) the units of the resident
+// pages among pages.
+func (d *Driver) pinResident(pages []int, delta int32) {
+	for i, p := range pages {
+		if d.space.IsResident(p) {
+			d.pinAll(pages[i:i+1], delta)
+		}
+	}
+}
+
+// evictUntilFits frees victim units, unpinned ones only, until a batch of
+// reads pages no longer triggers eviction or nothing evictable is left.
+func (d *Driver) evictUntilFits(reads int) {
+	for d.mustEvict(reads) {
+		start := len(d.plan.Evict)
+		d.plan.Evict = d.evict.Victim(d.plan.Evict)
+		if len(d.plan.Evict) == start {
+			return
+		}
+		d.drop(d.plan.Evict[start:])
+	}
 }
 
 // mustEvict is the simulator's trigger (ShouldEvict) for a batch of
