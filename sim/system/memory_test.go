@@ -13,9 +13,10 @@ import (
 )
 
 // The predicted memory bounds the heap the system takes once built: for
-// every workload at scale 8 under um, the heap the process holds
-// (HeapSys, which grows to the generator's peak and does not shrink at
-// once) stays under the estimate, which is reported in the result.
+// every workload at scale 8 under um, the live heap it adds (HeapAlloc
+// after a collection) stays under the estimate, which is reported in the
+// result. The generators' transient peak is covered by the resident-set
+// fit of modelBaseBytes, not by this test.
 func TestModelMemoryBoundsHeap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every workload at scale 8")
@@ -32,9 +33,13 @@ func TestModelMemoryBoundsHeap(t *testing.T) {
 		require.NoError(t, err)
 		s, err := system.New(&cfg, p)
 		require.NoError(t, err)
+		// The live heap after a collection: HeapSys also holds what the
+		// collector has not yet returned from earlier tests, which made
+		// the bound depend on what ran before in the process.
+		runtime.GC()
 		runtime.ReadMemStats(&after)
 		assert.InEpsilon(t, float64(est), float64(s.ModelMemoryBytes), 0.03, name)
-		assert.Less(t, after.HeapSys-min(before.HeapSys, after.HeapSys), est, name)
+		assert.Less(t, after.HeapAlloc-min(before.HeapAlloc, after.HeapAlloc), est, name)
 		runtime.KeepAlive(s)
 	}
 }
