@@ -35,6 +35,9 @@ type Config struct {
 
 // Run selects the experiment: workload, policy, memory pressure and seed.
 type Run struct {
+	// Preset is applied when set (from a file, --set or --preset), before
+	// the keys that follow it; see ApplyPreset.
+	Preset     string  `toml:"preset" oneof:"presets" doc:"platform preset applied under the other keys (uvmsim list shows the keys each one sets)"`
 	Workload   string  `toml:"workload" doc:"built-in workload name (see uvmsim list)"`
 	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,adaptive,uvmmu" doc:"migration policy"`
 	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in 4 KB pages (SPEC 2), the whole footprint at 100"`
@@ -217,6 +220,7 @@ type Check struct {
 func Default() Config {
 	return Config{
 		Run: Run{
+			Preset:     DefaultPreset,
 			Workload:   "hotspot",
 			Policy:     "uvmmu",
 			OversubPct: 100,

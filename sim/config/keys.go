@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,8 +66,8 @@ func kindName(k reflect.Kind) string {
 // list` and the error messages show them. Only a range given in another
 // key's unit (pcie.rtt_us in core cycles) depends on c.
 func (k *Key) Allowed(c *Config) string {
-	if o := k.tag.Get("oneof"); o != "" {
-		return "one of " + strings.ReplaceAll(o, ",", ", ")
+	if names := k.oneOf(); names != nil {
+		return "one of " + strings.Join(names, ", ")
 	}
 	if k.Kind == "bool" {
 		return "true or false"
@@ -75,6 +76,19 @@ func (k *Key) Allowed(c *Config) string {
 		return "any"
 	}
 	return k.limit.allowed(c)
+}
+
+// oneOf lists a name key's allowed values: its `oneof` tag, or the
+// preset names for the tag value "presets" (Presets is their one list).
+func (k *Key) oneOf() []string {
+	switch o := k.tag.Get("oneof"); o {
+	case "":
+		return nil
+	case "presets":
+		return PresetNames()
+	default:
+		return strings.Split(o, ",")
+	}
 }
 
 // Bounds are the smallest and the largest value the key may take under c
@@ -144,9 +158,15 @@ func (c *Config) Set(assignment string) error {
 	if err := c.checkUnsigned(map[string]any{section: raw}); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
+	if k.Name == presetKey {
+		return c.ApplyPreset(raw[leaf].(string))
+	}
 	_, err = toml.Decode("["+section+"]\n"+leaf+" = "+literal, c)
 	return err
 }
+
+// presetKey is the key whose assignment applies a whole preset.
+const presetKey = "run.preset"
 
 // kindMatches reports whether a decoded TOML value fits a key of the
 // given kind (an integer fits a float key, as in a file).
@@ -182,6 +202,15 @@ func (c *Config) LoadTOML(name string, data []byte) error {
 	}
 	if err := c.checkUnsigned(raw); err != nil {
 		return fmt.Errorf("config: %s: %w", name, err)
+	}
+	// A file's preset goes under every key the file sets, wherever in
+	// its [run] table the preset is written.
+	if run, ok := raw["run"].(map[string]any); ok {
+		if preset, ok := run["preset"].(string); ok {
+			if err := c.ApplyPreset(preset); err != nil {
+				return fmt.Errorf("config: %s: %w", name, err)
+			}
+		}
 	}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(c)
 	if err != nil {
@@ -223,11 +252,8 @@ func validateKeys(c *Config) error {
 func (k *Key) check(c *Config) error {
 	v := k.field(c)
 	ok := true
-	if o := k.tag.Get("oneof"); o != "" {
-		ok = false
-		for _, s := range strings.Split(o, ",") {
-			ok = ok || v.String() == s
-		}
+	if names := k.oneOf(); names != nil {
+		ok = slices.Contains(names, v.String())
 	} else if k.limit != nil {
 		ok = k.limit.has(c, v)
 	}

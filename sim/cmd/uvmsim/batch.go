@@ -21,12 +21,12 @@ import (
 // every run is layered over, the output directory, resuming, and where the
 // runs execute (here, or as a Slurm job array).
 type batchFlags struct {
-	configFile, workloads, out, slurmOpts string
-	sets                                  []string
-	scale                                 float64
-	seed                                  string
-	jobs, slurmTask                       int
-	fresh, slurm, noWait                  bool
+	configFile, preset, workloads, out, slurmOpts string
+	sets                                          []string
+	scale                                         float64
+	seed                                          string
+	jobs, slurmTask                               int
+	fresh, slurm, noWait                          bool
 }
 
 // Flags that shape where runs execute rather than what they compute; a
@@ -39,6 +39,7 @@ func (b *batchFlags) register(fs *pflag.FlagSet, workloadsDefault, outDoc string
 	fs.StringVar(&b.out, "out", "", outDoc)
 	fs.Float64Var(&b.scale, "scale", 0, "workload size multiplier; run.scale")
 	fs.StringVar(&b.seed, "seed", "", "random seed, 0..2^63-1 as in a TOML file (16, 0x10); run.seed")
+	fs.StringVar(&b.preset, "preset", "", "platform preset ("+strings.Join(config.PresetNames(), ", ")+"), applied under --config and --set; run.preset")
 	fs.StringVar(&b.configFile, "config", "", "TOML configuration file read over the defaults")
 	fs.StringArrayVar(&b.sets, "set", nil, "override one configuration key for every run: --set key=value (repeatable; uvmsim list shows the keys)")
 	fs.BoolVar(&b.fresh, "fresh", false, "discard the results already in --out and simulate every run again (default: resume, skipping runs whose result is stored)")
@@ -49,10 +50,15 @@ func (b *batchFlags) register(fs *pflag.FlagSet, workloadsDefault, outDoc string
 	_ = fs.MarkHidden("slurm-task")
 }
 
-// base layers the defaults, --config, --set, and --scale and --seed when
-// given (they win, as in uvmsim run), and validates them.
+// base layers the defaults, --preset, --config, --set, and --scale and
+// --seed when given (they win, as in uvmsim run), and validates them.
 func (b *batchFlags) base(fs *pflag.FlagSet) (config.Config, error) {
 	cfg := config.Default()
+	if fs.Changed("preset") {
+		if err := cfg.ApplyPreset(b.preset); err != nil {
+			return cfg, usage("--preset: %v", err)
+		}
+	}
 	if b.configFile != "" {
 		if err := cfg.LoadFile(b.configFile); err != nil {
 			return cfg, usage("--config: %v", err)

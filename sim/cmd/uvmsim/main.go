@@ -159,9 +159,9 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 // configFlags are the flags that make a configuration, shared by run and
 // signals.
 type configFlags struct {
-	workload, traceFile, policy, oversub, scale, seed, configFile string
-	sets                                                          []string
-	check                                                         bool
+	workload, traceFile, policy, oversub, scale, seed, configFile, preset string
+	sets                                                                  []string
+	check                                                                 bool
 }
 
 // add declares the flags on fs. The run.* flags are strings applied with
@@ -174,14 +174,20 @@ func (f *configFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.oversub, "oversub", "", "oversubscription ratio in percent, 100..1000; run.oversub_pct")
 	fs.StringVar(&f.scale, "scale", "", "workload size multiplier; run.scale")
 	fs.StringVar(&f.seed, "seed", "", "random seed, a decimal integer; run.seed")
+	fs.StringVar(&f.preset, "preset", "", "platform preset ("+strings.Join(config.PresetNames(), ", ")+"), applied under --config and --set; run.preset")
 	fs.StringVar(&f.configFile, "config", "", "TOML configuration file read over the defaults")
 	fs.StringArrayVar(&f.sets, "set", nil, "override one configuration key: --set key=value (repeatable; uvmsim list shows the keys)")
 }
 
-// build layers the defaults, the config file, --set overrides and the
-// dedicated flags (which win), then validates.
+// build layers the defaults, the preset, the config file, --set overrides
+// and the dedicated flags (which win), then validates.
 func (f *configFlags) build(fs *pflag.FlagSet) (config.Config, error) {
 	cfg := config.Default()
+	if fs.Changed("preset") {
+		if err := cfg.ApplyPreset(f.preset); err != nil {
+			return cfg, usage("--preset: %v", err)
+		}
+	}
 	if f.configFile != "" {
 		if err := cfg.LoadFile(f.configFile); err != nil {
 			return cfg, usageError{err}
@@ -450,6 +456,13 @@ func listCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "policies:")
 	for _, n := range policy.Names() {
 		fmt.Fprintf(stdout, "  %-10s %s\n", n, policy.Describe[n])
+	}
+	fmt.Fprintln(stdout, "presets (--preset NAME, or run.preset; the keys each one sets):")
+	for _, p := range config.Presets() {
+		fmt.Fprintf(stdout, "  %-10s %s\n", p.Name, p.Doc)
+		for _, s := range p.Sets {
+			fmt.Fprintf(stdout, "  %-10s   %s\n", "", s)
+		}
 	}
 	fmt.Fprintln(stdout, "configuration keys (--set key=value, or in a --config TOML file):")
 	def := config.Default()
