@@ -204,3 +204,27 @@ func TestCosimPACache(t *testing.T) {
 		})
 	}
 }
+
+// TestCosimPACacheThresholds co-simulates grit_pa_cache at the thresholds
+// of GRIT's study (Section VI-B1, Fig. 21: 2, 4, 8, 16) with GRIT's
+// geometry (64 entries, 4-way, 45-bit VPN; Section V-C), in Icarus and
+// Verilator, a user's instantiation at each point linted first. The
+// counter and count ports are CNT_W and RESP_W wide at each (SPEC 8.3:
+// 1/2, 2/3, 3/4 and 4/5 bits).
+func TestCosimPACacheThresholds(t *testing.T) {
+	for _, threshold := range []uint64{2, 4, 8, 16} {
+		t.Run(fmt.Sprintf("threshold%d", threshold), func(t *testing.T) {
+			values := gen.Values{"SETS": 16, "WAYS": 4, "VPN_BITS": 45, "THRESHOLD": threshold}
+			src := emit(t, "grit_pa_cache", values)
+			cfg := pacache.Config{Sets: 16, Ways: 4, VPNBits: 45, Threshold: int(threshold)}
+			dut, err := NewPACache(cfg, pacache.TableConfig{Latency: 4, StallSeed: 0x5a5a})
+			require.NoError(t, err)
+			cosim.Run(t, cosim.Case{
+				Top: "grit_pa_cache", Sources: []cosim.Source{src}, Params: overrides(t, "grit_pa_cache", values), DUT: dut,
+				Stim: PACacheStimulus(dut, threshold), Cycles: cosim.Cycles(t, sweepCycles), Simulators: cosim.Simulators,
+			})
+			require.Positive(t, dut.table.WriteBacks, "the stimulus must evict dirty lines")
+			require.Positive(t, dut.table.Deletes, "the stimulus must reach the threshold")
+		})
+	}
+}
