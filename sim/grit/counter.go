@@ -41,15 +41,15 @@ func NewCounter(s *rtl.Sim, path string, cfg Config, p pacache.Ports) (*Counter,
 	}
 	c := &Counter{Ports: p, cfg: cfg}
 	s.Add(c, path)
-	c.state = rtl.NewReg[pacache.State](&c.Base, "state", pacache.StateBits, pacache.StateIdle)
-	c.vpn = rtl.NewReg[uint64](&c.Base, "vpn", cfg.VPNBits, 0)
-	c.write = rtl.NewFlag(&c.Base, "write", false)
-	c.tblReq = rtl.NewRegOf[pacache.TableReq](&c.Base, "tbl_req", pacache.TableReqBits, pacache.TableReq{})
-	c.respValid = rtl.NewFlag(&c.Base, "resp_valid", false)
-	c.resp = rtl.NewRegOf[pacache.Response](&c.Base, "resp", pacache.ResponseBits, pacache.Response{})
+	c.state = rtl.NewReg[pacache.State](&c.Base, "state_q", pacache.StateBits, pacache.StateIdle)
+	c.vpn = rtl.NewReg[uint64](&c.Base, "vpn_q", cfg.VPNBits, 0)
+	c.write = rtl.NewFlag(&c.Base, "write_q", false)
+	c.tblReq = rtl.NewRegOf[pacache.TableReq](&c.Base, "tbl_req_q", pacache.TableReqBits, pacache.TableReq{})
+	c.respValid = rtl.NewFlag(&c.Base, "resp_valid_q", false)
+	c.resp = rtl.NewRegOf[pacache.Response](&c.Base, "resp_q", pacache.ResponseBits, pacache.Response{})
 	p.Req.Consumer(&c.Base)
 	p.TblReq.Producer(&c.Base)
-	c.Listen(p.TblResp.Valid, p.TblResp.Bits)
+	p.TblResp.Consumer(&c.Base)
 	return c, nil
 }
 
@@ -58,9 +58,9 @@ func (c *Counter) Drive() {
 	st := c.state.Q()
 	c.Req.Ready.Set(st == pacache.StateIdle)
 	c.Resp.Valid.Set(c.respValid.Q())
-	c.Resp.Bits.Set(c.resp.Q())
+	c.Resp.Set(c.resp.Q())
 	c.TblReq.Valid.Set(st == pacache.StateTblReq)
-	c.TblReq.Bits.Set(c.tblReq.Q())
+	c.TblReq.Set(c.tblReq.Q())
 }
 
 // Eval runs the read-modify-write of one fault's record.
@@ -69,7 +69,7 @@ func (c *Counter) Eval() {
 	switch c.state.Q() {
 	case pacache.StateIdle:
 		if c.Req.Fire() {
-			r := c.Req.Bits.Get()
+			r := c.Req.Get()
 			c.vpn.Set(r.VPN)
 			c.write.Set(r.Write)
 			c.tblReq.Set(pacache.TableReq{Op: pacache.OpLookup, VPN: r.VPN})
@@ -85,7 +85,7 @@ func (c *Counter) Eval() {
 		}
 	case pacache.StateTblWait:
 		if c.TblResp.Valid.Get() {
-			t := c.TblResp.Bits.Get()
+			t := c.TblResp.Get()
 			count, write := uint8(1), c.write.Q()
 			if t.Found {
 				count, write = t.Count+2, write || t.RW

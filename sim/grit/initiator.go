@@ -124,7 +124,7 @@ func (in *Initiator) Count(now uint64, kind FaultKind, vpn uint64, write bool) (
 	}
 	in.Faults[kind]++
 	p.Req.Valid.Set(true)
-	p.Req.Bits.Set(pacache.Request{VPN: vpn, Write: write || kind == ProtectionFault})
+	p.Req.Set(pacache.Request{VPN: vpn, Write: write || kind == ProtectionFault})
 	ok, err := s.RunUntil(p.Req.Ready.Get, in.maxWait())
 	if err == nil && ok {
 		err = s.Step()
@@ -139,7 +139,7 @@ func (in *Initiator) Count(now uint64, kind FaultKind, vpn uint64, write bool) (
 	if ok, err = s.RunUntil(p.Resp.Valid.Get, in.maxWait()); err != nil || !ok {
 		return Count{}, fmt.Errorf("grit: no count for VPN %#x within %d cycles: %v", vpn, in.maxWait(), err)
 	}
-	r := p.Resp.Bits.Get()
+	r := p.Resp.Get()
 	if r.Trigger {
 		in.Interrupts++
 	}

@@ -55,8 +55,8 @@ func UnpackEntry(cfg Config, v uint64) Entry {
 // is only indexed, never iterated.
 type PATable struct {
 	rtl.Base
-	Req  *rtl.Decoupled[pacache.TableReq]
-	Resp pacache.ValidOut[pacache.TableResp]
+	Req  pacache.TblReqPort
+	Resp pacache.TblRespPort
 
 	cfg     Config
 	records map[uint64]uint64 // VPN -> packed Entry
@@ -104,7 +104,7 @@ func (t *PATable) freePort() int {
 func (t *PATable) Drive() {
 	t.Req.Ready.Set(t.freePort() >= 0)
 	t.Resp.Valid.Set(t.respValid.Q())
-	t.Resp.Bits.Set(t.resp.Q())
+	t.Resp.Set(t.resp.Q())
 }
 
 // Eval counts the ports down, answers a lookup whose access ends, and
@@ -129,7 +129,7 @@ func (t *PATable) Eval() {
 		return
 	}
 	port := t.freePort()
-	r := t.Req.Bits.Get()
+	r := t.Req.Get()
 	lat := uint32(t.cfg.Table.Latency)
 	t.busy.At(port).Set(lat - 1)
 	switch r.Op {
