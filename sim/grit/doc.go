@@ -65,7 +65,9 @@
 // and the driver calls Drain at the end of the run (or Advance(now) to run
 // them between faults). A page takes a predicted scheme at its next fault
 // (d.Adopted). Faults and PTE accesses the driver makes for other reasons
-// do not touch the Engine.
+// do not touch the Engine; nor do access-counter migration requests, which
+// are not faults (GRIT Section II-B2): the page keeps the scheme its host
+// PTE holds.
 //
 // Statistics: Engine.Decisions, Adoptions, Stalls, StallCycles;
 // Initiator.Faults, Interrupts; PATable.Reads, Writes; Predictor.Promotions,
