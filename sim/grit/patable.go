@@ -61,18 +61,20 @@ type PATable struct {
 	cfg     Config
 	records map[uint64]uint64 // VPN -> packed Entry
 
-	// busy[i] is the number of cycles port i stays occupied after this one.
-	busy *rtl.Vec[uint32]
-	// lookupPort is the port of the outstanding lookup, lookupPending
-	// whether there is one.
-	lookupPort    *rtl.Reg[uint8]
-	lookupPending *rtl.Reg[bool]
-	respValid     *rtl.Reg[bool]
-	resp          *rtl.Reg[pacache.TableResp]
+	// freeAt[i] is the first cycle port i is free again; answerAt the
+	// cycle the outstanding lookup's answer is on tbl_resp (noAnswer
+	// when none), resp that answer. The table sleeps between these
+	// cycles.
+	freeAt   *rtl.Vec[uint64]
+	answerAt *rtl.Reg[uint64]
+	resp     *rtl.Reg[pacache.TableResp]
 
 	// Reads counts lookups, Writes write-backs and deletes.
 	Reads, Writes uint64
 }
+
+// noAnswer is answerAt with no lookup outstanding.
+const noAnswer = ^uint64(0)
 
 // NewPATable makes the PA-Table named path on the PA-Table channels of p.
 func NewPATable(s *rtl.Sim, path string, cfg Config, p pacache.Ports) (*PATable, error) {
@@ -81,19 +83,17 @@ func NewPATable(s *rtl.Sim, path string, cfg Config, p pacache.Ports) (*PATable,
 	}
 	t := &PATable{Req: p.TblReq, Resp: p.TblResp, cfg: cfg, records: map[uint64]uint64{}}
 	s.Add(t, path)
-	t.busy = rtl.NewVec[uint32](&t.Base, "busy", cfg.Table.Ports, 32, 0)
-	t.lookupPort = rtl.NewReg[uint8](&t.Base, "lookup_port", 8, 0)
-	t.lookupPending = rtl.NewFlag(&t.Base, "lookup_pending", false)
-	t.respValid = rtl.NewFlag(&t.Base, "resp_valid", false)
+	t.freeAt = rtl.NewVec[uint64](&t.Base, "free_at", cfg.Table.Ports, 64, 0)
+	t.answerAt = rtl.NewReg[uint64](&t.Base, "answer_at", 64, noAnswer)
 	t.resp = rtl.NewRegOf[pacache.TableResp](&t.Base, "resp", pacache.TableRespBits, pacache.TableResp{})
 	p.TblReq.Consumer(&t.Base)
 	return t, nil
 }
 
-// freePort is the lowest port free in this cycle, or -1.
-func (t *PATable) freePort() int {
+// freePort is the lowest port free in cycle now, or -1.
+func (t *PATable) freePort(now uint64) int {
 	for i := range t.cfg.Table.Ports {
-		if t.busy.At(i).Q() == 0 {
+		if t.freeAt.At(i).Q() <= now {
 			return i
 		}
 	}
@@ -102,55 +102,63 @@ func (t *PATable) freePort() int {
 
 // Drive presents readiness and the lookup's answer.
 func (t *PATable) Drive() {
-	t.Req.Ready.Set(t.freePort() >= 0)
-	t.Resp.Valid.Set(t.respValid.Q())
+	now := t.Now()
+	t.Req.Ready.Set(t.freePort(now) >= 0)
+	t.Resp.Valid.Set(t.answerAt.Q() == now)
 	t.Resp.Set(t.resp.Q())
 }
 
-// Eval counts the ports down, answers a lookup whose access ends, and
-// accepts an operation on the lowest free port.
+// Eval accepts an operation on the lowest free port and sleeps until the
+// next cycle an output changes: a port frees, an answer appears or goes.
 func (t *PATable) Eval() {
-	if t.respValid.Q() {
-		t.respValid.Set(false)
-	}
-	for i := range t.cfg.Table.Ports {
-		b := t.busy.At(i)
-		n := b.Q()
-		if n == 0 {
-			continue
+	now := t.Now()
+	answerAt := t.answerAt.Q()
+	if t.Req.Fire() {
+		port := t.freePort(now)
+		r := t.Req.Get()
+		done := now + uint64(t.cfg.Table.Latency)
+		t.freeAt.At(port).Set(done)
+		switch r.Op {
+		case pacache.OpLookup:
+			t.Reads++
+			v, found := t.records[r.VPN]
+			e := UnpackEntry(t.cfg, v)
+			t.resp.Set(pacache.TableResp{Found: found, RW: e.RW, Count: e.Count})
+			t.answerAt.Set(done)
+			answerAt = done
+		case pacache.OpWriteBack:
+			t.Writes++
+			t.records[r.VPN] = Entry{VPN: r.VPN, RW: r.RW, Count: r.Count}.Pack(t.cfg)
+		case pacache.OpDelete:
+			t.Writes++
+			delete(t.records, r.VPN)
 		}
-		b.Set(n - 1)
-		if n == 1 && t.lookupPending.Q() && int(t.lookupPort.Q()) == i {
-			t.lookupPending.Set(false)
-			t.respValid.Set(true)
-		}
-	}
-	if !t.Req.Fire() {
+		// the port's new free cycle is not visible through Q yet
+		t.SleepUntil(t.next(now, answerAt, done))
 		return
 	}
-	port := t.freePort()
-	r := t.Req.Get()
-	lat := uint32(t.cfg.Table.Latency)
-	t.busy.At(port).Set(lat - 1)
-	switch r.Op {
-	case pacache.OpLookup:
-		t.Reads++
-		v, found := t.records[r.VPN]
-		e := UnpackEntry(t.cfg, v)
-		t.resp.Set(pacache.TableResp{Found: found, RW: e.RW, Count: e.Count})
-		if lat == 1 {
-			t.respValid.Set(true)
-		} else {
-			t.lookupPort.Set(uint8(port))
-			t.lookupPending.Set(true)
+	t.SleepUntil(t.next(now, answerAt, rtl.Never))
+}
+
+// next is the first cycle after now at which an output changes: a port
+// frees (pending is a free cycle written this cycle), the answer appears
+// at answerAt or drops after it.
+func (t *PATable) next(now, answerAt, pending uint64) uint64 {
+	n := rtl.Never
+	consider := func(c uint64) {
+		if c > now && c < n {
+			n = c
 		}
-	case pacache.OpWriteBack:
-		t.Writes++
-		t.records[r.VPN] = Entry{VPN: r.VPN, RW: r.RW, Count: r.Count}.Pack(t.cfg)
-	case pacache.OpDelete:
-		t.Writes++
-		delete(t.records, r.VPN)
 	}
+	consider(pending)
+	if answerAt != noAnswer {
+		consider(answerAt)
+		consider(answerAt + 1)
+	}
+	for i := range t.cfg.Table.Ports {
+		consider(t.freeAt.At(i).Q())
+	}
+	return n
 }
 
 // Record returns vpn's record, if any: a testbench view.
