@@ -75,3 +75,21 @@ func TestPATableOnlySlowerThanPACache(t *testing.T) {
 	assert.Equal(t, [2]uint64{8, 7}, [2]uint64{tt.Reads, tt.Writes})
 	assert.Equal(t, [2]uint64{2, 1}, [2]uint64{ct.Reads, ct.Writes})
 }
+
+// TestTwoHostMemoryPorts: with two ports the PA-Table-only counter's
+// write of one fault overlaps the next fault's lookup. Fault 1 is counted
+// at 102 as before and its write takes port 0 at 102..201; fault 2 is
+// accepted in 103, its lookup takes port 1 in 104, is answered in 204 and
+// counted in 205; its write takes port 0 (free since 202) in 205. Each
+// fault is L+3 = 103 cycles after the previous one instead of 2L+1 = 201.
+func TestTwoHostMemoryPorts(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PACache, cfg.Table.Ports = false, 2
+	in, err := NewInitiator(cfg, true)
+	require.NoError(t, err)
+	for i := range 6 {
+		c, err := in.Count(0, LocalFault, uint64(0x100+i%2), false)
+		require.NoError(t, err)
+		assert.Equal(t, 102+103*uint64(i), c.Cycles, "fault %d", i+1)
+	}
+}
