@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,11 +12,13 @@ import (
 
 // paCacheGoName names grit_pa_cache's signals as the Go block under "pac"
 // does (pacache.PortList and pacache.RegList give both the same names).
-// ages_q is left out: the Verilog packs every set's ages into one vector
-// of SETS x WAYS x log2(WAYS) bits (128 at the defaults), the Go model
-// keeps them per set as ages_q[set], each set's ages in one register.
+// The tag store is left out: ages_q, because the Verilog packs every
+// set's ages into one vector of SETS x WAYS x log2(WAYS) bits (128 at the
+// defaults) where the Go model keeps them per set as ages_q[set], and the
+// signals of the per-way generate scopes (g_way[w].valid_q, the way's
+// lookup wires), which the Go model holds as whole lines line_q[i].
 func paCacheGoName(leaf string) (string, bool) {
-	if leaf == pacache.RegAges {
+	if leaf == pacache.RegAges || strings.Contains(leaf, ".") {
 		return "", false
 	}
 	return "pac." + leaf, true
