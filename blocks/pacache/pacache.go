@@ -175,11 +175,13 @@ func (c *PACache) lookup(r Request) bool {
 	cfg := c.cfg
 	set, tag := cfg.Set(r.VPN), cfg.Tag(r.VPN)
 	base := set * cfg.Ways
+	tagLo := uint(cfg.TagLo())
 	for w := range cfg.Ways {
-		line := c.line(base + w)
-		if !line.Valid || line.Tag != tag {
+		packed := c.lines.At(base + w).Q()
+		if packed>>ValidBit&1 == 0 || packed>>tagLo != tag {
 			continue
 		}
+		line := cfg.UnpackLine(packed)
 		count := line.Faults + 2
 		write := line.Write || r.Write
 		trigger := int(count) >= cfg.Threshold
@@ -208,7 +210,7 @@ func (c *PACache) lookup(r Request) bool {
 func (c *PACache) victim(set int) int {
 	base := set * c.cfg.Ways
 	for w := range c.cfg.Ways {
-		if !c.line(base + w).Valid {
+		if c.lines.At(base+w).Q()>>ValidBit&1 == 0 {
 			return w
 		}
 	}
