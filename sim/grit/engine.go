@@ -63,7 +63,8 @@ type Engine struct {
 	init *Initiator
 	pred *Predictor
 
-	// pending group checks in the order they run; done counts checks run.
+	// pending holds the group checks in the order they run; busyTo is the
+	// cycle the last of them runs.
 	pending []job
 	busyTo  uint64
 
