@@ -290,9 +290,9 @@ func TestPredictionInBackgroundAndAdoptedAtNextFault(t *testing.T) {
 	}
 	require.True(t, d.Interrupt)
 	require.Equal(t, pte.SchemeDuplication, d.Scheme)
-	// The fourth fault was answered by a hit at cycle 3+1... after the
-	// miss of the first (cycle 0 + L+2 = 102) and three hits: 103, 104,
-	// 105; the check is due 600 cycles later.
+	// The first fault misses and is counted at 0 + L+2 = 102; the next
+	// three wait for it and hit, counted at 103, 104 and 105. The fourth
+	// decides, and its group check is due 600 cycles later.
 	due := uint64(105 + DefaultPredictionCycles)
 	e.Advance(due - 1)
 	assert.Equal(t, pte.SchemeNone, pt.host[6].Scheme(), "not yet")
