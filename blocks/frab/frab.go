@@ -128,8 +128,9 @@ type Ports struct {
 // (RegionBits), FW-bit words (WordWidth) of LW index bits, NW words
 // (Words) and AW word-address bits (0 when the bitmap is one word).
 var Geometry = []rtl.Local{
-	{Name: "NR", Expr: "(NFG + 31) / 32", Doc: "FrAB geometry (blocks/frab.Config): regions of 32 frame-groups, one bit each,"},
-	{Name: "RB", Expr: "NR > 1 ? $clog2(NR) : 1", Doc: "in NW words of FW bits (FRAB_WORD, or fewer when the regions fit a narrower word)"},
+	{Name: "NR", Expr: "(NFG + 31) / 32", Doc: "FrAB geometry (blocks/frab.Config): regions of 32 frame-groups, one bit\n" +
+		"each, in NW words of FW bits (FRAB_WORD, or fewer when the regions fit\na narrower word)."},
+	{Name: "RB", Expr: "NR > 1 ? $clog2(NR) : 1"},
 	{Name: "FW", Expr: "FRAB_WORD < (1 << RB) ? FRAB_WORD : (1 << RB)"},
 	{Name: "LW", Expr: "$clog2(FW)"},
 	{Name: "NW", Expr: "(NR + FW - 1) / FW"},
