@@ -17,7 +17,7 @@ func init() {
 			{Name: "WIDTH", Default: uint64(cfg.Width), Min: lfsr.MinWidth, Max: lfsr.MaxWidth, Doc: "register width; taps from blocks/lfsr"},
 			{Name: "SEED", Default: cfg.Seed, Min: 1, Max: math.MaxUint64, Range: "1..2^WIDTH-1", TypeWidth: "WIDTH", Doc: "reset state, non-zero, below 2^WIDTH"},
 		},
-		Module: lfsr.Module,
+		Module:   lfsr.Module,
 		Validate: func(v Values) error { return lfsrConfig(v).Validate() },
 		Describe: func(Values) []string {
 			return []string{"Galois LFSR of the UVMMU victim picker (UVMMU paper Section IV-D; SPEC 5.2, 5.3).",
