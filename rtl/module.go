@@ -269,3 +269,48 @@ func (r *Reg[T]) resetPacked() uint64 {
 	info := r.about()
 	return info.pack(info.reset)
 }
+
+// AnyWire is a wire of any unsigned or bool type seen as a bit vector: how
+// a testbench that follows a description drives and reads ports by name.
+type AnyWire interface {
+	Name() string
+	Width() int
+	// Bits is the value, read from outside any block.
+	Bits() uint64
+	// SetBits drives the value, between cycles, as a testbench does.
+	SetBits(x uint64)
+}
+
+// WireNamed finds the wire of the given hierarchical name.
+func (s *Sim) WireNamed(name string) (AnyWire, bool) {
+	for _, w := range s.wires {
+		if a, ok := w.(AnyWire); ok && a.Name() == name {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// Bits is the wire's value as a bit vector.
+func (w *Wire[T]) Bits() uint64 { return w.pack(w.v) }
+
+// SetBits drives an unsigned or bool wire from a bit vector; a wire of a
+// struct type panics.
+func (w *Wire[T]) SetBits(x uint64) {
+	var v T
+	switch p := any(&v).(type) {
+	case *bool:
+		*p = x != 0
+	case *uint8:
+		*p = uint8(x)
+	case *uint16:
+		*p = uint16(x)
+	case *uint32:
+		*p = uint32(x)
+	case *uint64:
+		*p = x
+	default:
+		panic(fmt.Sprintf("rtl: wire %s of type %T is not driven from bits", w.name, v))
+	}
+	w.Set(v)
+}
