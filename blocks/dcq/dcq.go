@@ -6,7 +6,6 @@ package dcq
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/uvmmu/uvmmu/rtl"
 )
@@ -23,9 +22,6 @@ const (
 	SwapBit = 0
 	PFgNLSB = 1
 )
-
-// EntryWidth is the width of a stored entry for FG_BITS = fgBits.
-func EntryWidth(fgBits int) int { return fgBits + PFgNLSB }
 
 // Pack returns the stored form {PFgN, S}.
 func (e Entry) Pack() uint64 {
@@ -76,13 +72,6 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// CountWidth is the width of the count output, $clog2(DEPTH+1).
-func CountWidth(depth int) int { return bits.Len(uint(depth)) }
-
-// PointerWidth is the width of the head and tail pointers, $clog2(DEPTH)
-// (at least one bit).
-func PointerWidth(depth int) int { return max(1, bits.Len(uint(depth-1))) }
-
 // Ports are the wires of uvmmu_dcq, named as in the Verilog.
 type Ports struct {
 	PushValid *rtl.Wire[bool]   // in
@@ -125,7 +114,7 @@ var Module = &rtl.Module{
 		{Name: "count", Dir: rtl.Out, Width: "$clog2(DEPTH+1)"}, {Name: "refill", Dir: rtl.Out},
 	},
 	Regs: []rtl.RegDecl{
-		{Name: "mem", Width: "FG_BITS + 1", Depth: "DEPTH", Doc: "entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack"},
+		{Name: "mem", Width: "FG_BITS + 1", Depth: "DEPTH", Doc: "entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack (PFgNLSB = 1)"},
 		{Name: "mem_head", Width: "PTR_W", Reset: "0", Doc: "index of the oldest entry"},
 		{Name: "mem_tail", Width: "PTR_W", Reset: "0", Doc: "index the next push writes"},
 		{Name: "mem_fill", Width: "COUNT_W", Reset: "0", Doc: "occupancy"},
