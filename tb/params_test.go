@@ -81,8 +81,9 @@ var drawers = map[string]drawer{
 	},
 	"uvmmu_da": drawDA,
 	"uvmmu_da_frab": func(r *rand.Rand) gen.Values {
-		// up to 400 regions: one word to many, the last one partial or full
-		return gen.Values{"NFG": uint64(1+r.IntN(400)) * frab.FrameGroupsPerRegion, "FRAB_WORD": uint64(32 << r.IntN(5))}
+		// up to 400 regions: one word to many, the last one partial or
+		// full; words of 32 and 64 bits (TestCosimFrAB says why)
+		return gen.Values{"NFG": uint64(1+r.IntN(400)) * frab.FrameGroupsPerRegion, "FRAB_WORD": uint64(32 << r.IntN(2))}
 	},
 	"uvmmu_da_afm": func(r *rand.Rand) gen.Values {
 		v := drawDA(r)
