@@ -20,7 +20,7 @@ import (
 // second.
 func TestCosimFrAB(t *testing.T) {
 	for i, ps := range []paramSet{
-		{"regions1000_word64", gen.Values{"NFG": 1000 * frab.FrameGroupsPerRegion, "FRAB_WORD": 64}, defaultCycles},
+		{"regions1000_word64", gen.Values{"NFG": 1000 * frab.FrameGroupsPerRegion, "FRAB_WORD": 64}, sweepCycles},
 		{"regions200_word32", gen.Values{"NFG": 200 * frab.FrameGroupsPerRegion, "FRAB_WORD": 32}, sweepCycles},
 		{"regions3_oneword", gen.Values{"NFG": 3 * frab.FrameGroupsPerRegion, "FRAB_WORD": 64}, sweepCycles},
 	} {

@@ -59,7 +59,7 @@ module uvmmu_dcq #(
   localparam integer COUNT_W = $clog2(DEPTH + 1);
   localparam integer PTR_W = $clog2(DEPTH);
 
-  // entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack
+  // entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack (PFgNLSB = 1)
   reg [FG_BITS:0] mem [0:DEPTH-1];
   // index of the oldest entry
   reg [PTR_W-1:0] mem_head;
