@@ -41,7 +41,7 @@ func (t *AFMTop) goName(leaf string) (string, bool) {
 	if n, ok := t.goNames[leaf]; ok {
 		return n, true
 	}
-	if strings.HasPrefix(leaf, "victim_") {
+	if strings.HasPrefix(leaf, "victim_") || strings.Contains(leaf, ".") {
 		return "", false
 	}
 	return "da.afm." + leaf, true
@@ -62,47 +62,18 @@ func NewAFMTop(cfg da.Config, mc dram.Config, table []uint64) (*AFMTop, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := d.blk.AFM
 	t := &AFMTop{da: d, goNames: map[string]string{}}
 	wires := map[string]func() uint64{}
-	bit := func(name string, w *rtl.Wire[bool]) {
-		wires[name], t.goNames[name] = func() uint64 { return b2u(w.Get()) }, w.Name()
+	for _, p := range e.Ports {
+		if w, ok := afmGoWire(d.sim, p.Name); ok {
+			if w.Width() != p.BitsAt(v) {
+				return nil, fmt.Errorf("uvmmu_da_afm port %s: %d bits, its Go wire %s %d", p.Name, p.BitsAt(v), w.Name(), w.Width())
+			}
+			wires[p.Name], t.goNames[p.Name] = w.Bits, w.Name()
+		}
 	}
-	u64 := func(name string, w *rtl.Wire[uint64]) { wires[name], t.goNames[name] = w.Get, w.Name() }
-	bit("push_valid", a.DCQ.PushValid)
-	bit("push_ready", a.DCQ.PushReady)
-	u64("push_pfgn", a.DCQ.PushPFgN)
-	bit("push_swap", a.DCQ.PushSwap)
-	wires["count"], t.goNames["count"] = func() uint64 { return uint64(a.DCQ.Count.Get()) }, a.DCQ.Count.Name()
-	bit("refill", a.DCQ.Refill)
-	bit("cmd_valid", a.FrAB.CmdValid)
-	bit("cmd_ready", a.FrAB.CmdReady)
-	wires["cmd_op"], t.goNames["cmd_op"] = func() uint64 { return uint64(a.FrAB.CmdOp.Get()) }, a.FrAB.CmdOp.Name()
-	u64("cmd_region", a.FrAB.CmdRegion)
-	bit("rsp_valid", a.FrAB.RspValid)
-	bit("rsp_found", a.FrAB.RspFound)
-	u64("rsp_region", a.FrAB.RspRegion)
-	bit("init_done", a.FrAB.InitDone)
-	bit("lfsr_en", a.LFSR.En)
-	u64("lfsr_state", a.LFSR.State)
-	bit("map_ready", a.Map.Ready)
-	bit("sw_ready", a.SW.Ready)
-	bit("mem_req_valid", a.Mem.ReqValid)
-	bit("mem_req_write", a.Mem.ReqWrite)
-	u64("mem_req_addr", a.Mem.ReqAddr)
-	u64("mem_req_wdata", a.Mem.ReqWData)
-	// The DA's inputs the AFM reads, for the VCD comparison.
-	for name, w := range map[string]interface{ Name() string }{
-		"map_valid": a.Map.Valid, "map_pfgn": a.Map.PFgN, "map_vpgn": a.Map.VPgN, "map_cid": a.Map.CID,
-		"sw_valid": a.SW.Valid, "sw_op": a.SW.Op, "sw_pfgn": a.SW.PFgN,
-		"mem_req_ready": a.Mem.ReqReady, "mem_resp_valid": a.Mem.RespValid, "mem_resp_data": a.Mem.RespData,
-	} {
-		t.goNames[name] = w.Name()
-	}
-	wires["victim_ready"] = func() uint64 { return 0 } // the LFSR picker: no victim port in Go
-	if a.Victim != nil {
-		bit("victim_ready", a.Victim.Ready)
-		t.goNames["victim_valid"], t.goNames["victim_pfgn"] = a.Victim.Valid.Name(), a.Victim.Bits.Name()
+	if _, ok := wires["victim_ready"]; !ok {
+		wires["victim_ready"] = func() uint64 { return 0 } // the LFSR picker: no victim port in Go
 	}
 	daIns := map[string]int{}
 	nDAOut := 0
@@ -147,6 +118,18 @@ func NewAFMTop(cfg da.Config, mc dram.Config, table []uint64) (*AFMTop, error) {
 	return t, nil
 }
 
+// afmGoWire is the Go wire of uvmmu_da_afm's port in the Go DA, as
+// uvmmu_da wires it: the DA's port of the same name, or the DCQ's or the
+// FrAB's, or the LFSR's without the lfsr_ prefix.
+func afmGoWire(s *rtl.Sim, port string) (rtl.AnyWire, bool) {
+	for _, name := range []string{"da." + port, "da.dcq." + port, "da.frab." + port, "da.lfsr." + strings.TrimPrefix(port, "lfsr_")} {
+		if w, ok := s.WireNamed(name); ok {
+			return w, true
+		}
+	}
+	return nil, false
+}
+
 // afmConfig is the DA configuration around a uvmmu_da_afm parameter point:
 // the DCQ refills below half its depth and the LFSR starts at 0x5a5 masked
 // to its width (neither is an AFM parameter).
@@ -176,10 +159,7 @@ func afmSources(t *testing.T, values gen.Values) []cosim.Source {
 }
 
 // afmValues are uvmmu_da_afm's parameters for a DA configuration.
-func afmValues(c da.Config) gen.Values {
-	return gen.Values{"NFG": c.NFG, "DCQ_DEPTH": uint64(c.DCQDepth), "FRAB_WORD": uint64(c.FrABWord), "FG_BITS": uint64(c.FGBits),
-		"ADDR_W": uint64(c.AddrBits), "IPGT_BASE": c.IPGTBase, "LFSR_WIDTH": uint64(c.LFSRWidth), "VICTIMS": uint64(c.Victims)}
-}
+func afmValues(c da.Config) gen.Values { return gen.Values(c.AFM().Params()) }
 
 // Ports are uvmmu_da_afm's ports without clk.
 func (t *AFMTop) Ports() []cosim.Port { return t.ports }

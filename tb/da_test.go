@@ -100,11 +100,7 @@ func (d *DA) Ports() []cosim.Port {
 }
 
 // daValues are uvmmu_da's parameters for a DA configuration.
-func daValues(c da.Config) gen.Values {
-	v := afmValues(c)
-	v["DCQ_THRESHOLD"], v["LFSR_SEED"] = uint64(c.DCQThreshold), c.LFSRSeed
-	return v
-}
+func daValues(c da.Config) gen.Values { return gen.Values(c.Params()) }
 
 // external reports the victim port of afm.VictimExternal (VICTIMS=1).
 func (d *DA) external() bool { return d.cfg.Victims == afm.VictimExternal }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/uvmmu/uvmmu/blocks/dcq"
 	"github.com/uvmmu/uvmmu/blocks/dram"
+	"github.com/uvmmu/uvmmu/blocks/frab"
 	"github.com/uvmmu/uvmmu/blocks/lfsr"
 	"github.com/uvmmu/uvmmu/blocks/pacache"
 	"github.com/uvmmu/uvmmu/tb/cosim"
@@ -79,6 +80,11 @@ var drawers = map[string]drawer{
 		return gen.Values{"DEPTH": uint64(depth), "THRESHOLD": uint64(1 + r.IntN(depth)), "FG_BITS": uint64(1 + r.IntN(63))}
 	},
 	"uvmmu_da": drawDA,
+	"uvmmu_da_frab": func(r *rand.Rand) gen.Values {
+		// up to 400 regions: one word to many, the last one partial or
+		// full; words of 32 and 64 bits (TestCosimFrAB says why)
+		return gen.Values{"NFG": uint64(1+r.IntN(400)) * frab.FrameGroupsPerRegion, "FRAB_WORD": uint64(32 << r.IntN(2))}
+	},
 	"uvmmu_da_afm": func(r *rand.Rand) gen.Values {
 		v := drawDA(r)
 		delete(v, "DCQ_THRESHOLD")
@@ -107,6 +113,9 @@ func drawDA(r *rand.Rand) gen.Values {
 		"IPGT_BASE": uint64(8 * r.IntN(512)), "LFSR_WIDTH": uint64(lw), "LFSR_SEED": uint64(1 + r.IntN(255)), "VICTIMS": uint64(r.IntN(2))}
 }
 
+// tops are the modules linted and co-simulated as a user's top.
+var tops = []string{"uvmmu_lfsr", "uvmmu_dcq", "uvmmu_da", "uvmmu_da_afm", "uvmmu_da_frab", "grit_pa_cache"}
+
 // randomPoints draws n legal points of top: draws the Go block's
 // Config.Validate rejects are drawn again.
 func randomPoints(t *testing.T, r *rand.Rand, top string, n int) []gen.Values {
@@ -130,7 +139,7 @@ func TestLintRandomPoints(t *testing.T) {
 	seed := paramSeed(t)
 	reportSeed(t, seed)
 	r := rand.New(rand.NewPCG(seed, 18))
-	for _, top := range []string{"uvmmu_lfsr", "uvmmu_dcq", "uvmmu_da", "uvmmu_da_afm", "grit_pa_cache"} {
+	for _, top := range tops {
 		e, err := gen.Lookup(top)
 		require.NoError(t, err)
 		for i, v := range randomPoints(t, r, top, lintPoints) {
@@ -161,7 +170,8 @@ func TestUserInstantiation(t *testing.T) {
 		{"uvmmu_dcq", gen.Values{"DEPTH": 4, "THRESHOLD": 3, "FG_BITS": 12}},
 		{"uvmmu_da", gen.Values{"NFG": 4096, "DCQ_DEPTH": 16, "DCQ_THRESHOLD": 8, "FRAB_WORD": 64, "FG_BITS": 20,
 			"ADDR_W": 32, "IPGT_BASE": 0x10000, "LFSR_WIDTH": 16, "LFSR_SEED": 0xace1}},
-		{"uvmmu_da_afm", gen.Values{"NFG": 1000, "DCQ_DEPTH": 8, "FRAB_WORD": 32, "FG_BITS": 16, "ADDR_W": 24, "IPGT_BASE": 0x1000, "LFSR_WIDTH": 12}},
+		{"uvmmu_da_afm", gen.Values{"NFG": 1000, "DCQ_DEPTH": 8, "FRAB_WORD": 32, "FG_BITS": 16, "ADDR_W": 24, "IPGT_BASE": 0x1000, "LFSR_WIDTH": 12, "VICTIMS": 1}},
+		{"uvmmu_da_frab", gen.Values{"NFG": 6400, "FRAB_WORD": 64}},
 		{"grit_pa_cache", gen.Values{"SETS": 64, "WAYS": 8, "VPN_BITS": 12, "THRESHOLD": 16}},
 	} {
 		t.Run(tc.top, func(t *testing.T) {
@@ -186,7 +196,7 @@ func TestCosimRandomPoints(t *testing.T) {
 	if cosim.LongRun() {
 		n = cosimLongPoints
 	}
-	for _, top := range []string{"uvmmu_lfsr", "uvmmu_dcq", "uvmmu_da", "uvmmu_da_afm", "grit_pa_cache"} {
+	for _, top := range tops {
 		for i, v := range randomPoints(t, r, top, n) {
 			t.Run(fmt.Sprintf("%s/%d", top, i), func(t *testing.T) {
 				cosimAt(t, top, v, r.Uint64())
@@ -227,6 +237,11 @@ func cosimAt(t *testing.T, top string, values gen.Values, stim uint64) {
 		dut, err := NewAFMTop(cfg, m, daTable(stim, cfg.NFG, 0.1))
 		require.NoError(t, err)
 		c.DUT, c.Stim, c.Sources = dut, AFMStimulus(dut, stim), afmSources(t, values)
+	case "uvmmu_da_frab":
+		cfg := frab.Config{Regions: int(v["NFG"] / frab.FrameGroupsPerRegion), WordBits: int(v["FRAB_WORD"])}
+		dut, err := NewFrAB(cfg)
+		require.NoError(t, err)
+		c.DUT, c.Stim, c.Sources = dut, FrABStimulus(dut, cfg.Regions, stim), frabSources(t, values)
 	case "grit_pa_cache":
 		cfg := pacache.Config{Sets: int(v["SETS"]), Ways: int(v["WAYS"]), VPNBits: int(v["VPN_BITS"]), Threshold: int(v["THRESHOLD"])}
 		dut, err := NewPACache(cfg, pacache.TableConfig{Latency: 1 + int(stim%8), StallSeed: uint16(stim)})
@@ -295,4 +310,17 @@ func TestIllegalParameterRejected(t *testing.T) {
 			}
 		})
 	}
+}
+
+// frabSources are uvmmu_da_frab, linted at values, and the modules it
+// instantiates (uvmmu_da_prio, uvmmu_da_frab_sram), top first.
+func frabSources(t *testing.T, values gen.Values) []cosim.Source {
+	t.Helper()
+	srcs := []cosim.Source{emit(t, "uvmmu_da_frab", values)}
+	for _, m := range []string{"uvmmu_da_prio", "uvmmu_da_frab_sram"} {
+		text, err := mustLookup(t, m).Text(nil)
+		require.NoError(t, err)
+		srcs = append(srcs, cosim.Source{Name: m + ".v", Text: text})
+	}
+	return srcs
 }

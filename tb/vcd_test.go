@@ -14,8 +14,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/uvmmu/uvmmu/blocks/afm"
+	"github.com/uvmmu/uvmmu/blocks/da"
 	"github.com/uvmmu/uvmmu/blocks/dcq"
 	"github.com/uvmmu/uvmmu/blocks/dram"
+	"github.com/uvmmu/uvmmu/blocks/frab"
 	"github.com/uvmmu/uvmmu/blocks/lfsr"
 	"github.com/uvmmu/uvmmu/rtl"
 	"github.com/uvmmu/uvmmu/tb/cosim"
@@ -132,7 +135,9 @@ func noResets(stim cosim.Stimulus) cosim.Stimulus {
 // difference (lowest cycle, then name).
 //
 // goName maps a signal of top's module to its Go name; false means the Go
-// model has no such signal by design (it is then not compared).
+// model has no such signal by design (it is then not compared). A signal
+// of an instance inside top is named by its path (u_dcq.mem_fill); a
+// goName that maps it has it compared too.
 func compareVCD(t *testing.T, top, params string, sim *rtl.Sim, goName func(string) (string, bool), dut cosim.DUT, stim cosim.Stimulus, cycles uint64) error {
 	t.Helper()
 	cosim.Icarus.Require(t)
@@ -176,7 +181,7 @@ func compareVCD(t *testing.T, top, params string, sim *rtl.Sim, goName func(stri
 	var missing []string
 	for name, s := range hw {
 		leaf, ok := strings.CutPrefix(name, prefix)
-		if !ok || strings.Contains(leaf, ".") || leaf == "clk" || leaf == cosim.ResetPort {
+		if !ok || leaf == "clk" || leaf == cosim.ResetPort {
 			continue
 		}
 		gn, expected := goName(leaf)
@@ -279,11 +284,59 @@ func TestVCDMatchesGo(t *testing.T) {
 			require.NoError(t, compareVCD(t, "uvmmu_da_afm", overrides(t, "uvmmu_da_afm", values), dut.da.sim, dut.goName, dut, AFMStimulus(dut, 11), 6000))
 		})
 	}
+	t.Run("uvmmu_da_frab", func(t *testing.T) {
+		// 200 regions in words of 32: seven words, the last one partial.
+		values := gen.Values{"NFG": 200 * frab.FrameGroupsPerRegion, "FRAB_WORD": 32}
+		cfg := frab.Config{Regions: 200, WordBits: 32}
+		dut, err := NewFrAB(cfg)
+		require.NoError(t, err)
+		require.NoError(t, compareVCD(t, "uvmmu_da_frab", overrides(t, "uvmmu_da_frab", values), dut.sim, inScope("frab"), dut, FrABStimulus(dut, cfg.Regions, 5), 6000))
+	})
+	for _, victims := range []uint64{0, 1} {
+		t.Run(fmt.Sprintf("uvmmu_da/victims%d", victims), func(t *testing.T) {
+			values := gen.Values{"NFG": 1000, "DCQ_DEPTH": 8, "DCQ_THRESHOLD": 3, "FRAB_WORD": 32, "FG_BITS": 16, "ADDR_W": 24,
+				"IPGT_BASE": 0x1000, "LFSR_WIDTH": 12, "LFSR_SEED": 0x5a5, "VICTIMS": victims}
+			cfg := daConfigOf(t, values)
+			m := dram.DefaultConfig(1)
+			m.Latency, m.BytesPerCycle = 17, 3
+			// Few free frame-groups, so that victim mode starts early.
+			dut, err := NewDA(cfg, m, daTable(7, cfg.NFG, 0.02))
+			require.NoError(t, err)
+			require.NoError(t, compareVCD(t, "uvmmu_da", overrides(t, "uvmmu_da", values), dut.sim, daGoName(cfg), dut, DAStimulus(dut, 11), 6000))
+			t.Logf("%d destinations handed out, %d of them victims", dut.handed, dut.victims)
+			require.Positive(t, dut.victims, "the stimulus must reach victim mode")
+		})
+	}
 }
 
-// inScope names a module's signals as the Go block under path does.
+// daGoName names uvmmu_da's signals as the Go DA under "da" does: its
+// ports, and the ports and registers of its instances u_dcq, u_frab,
+// u_lfsr and u_afm, which are the Go blocks da.dcq, da.frab, da.lfsr and
+// da.afm (an instance port wired to another block's Go wire has no Go
+// signal of its path and is compared as that block's). The nets that only
+// connect instances, the instances' own instances and, with the LFSR
+// picker, the victim port are not compared.
+func daGoName(cfg da.Config) func(string) (string, bool) {
+	return func(leaf string) (string, bool) {
+		inst, name, nested := strings.Cut(leaf, ".")
+		if !nested {
+			if !isPort("uvmmu_da", leaf) || strings.HasPrefix(leaf, "victim_") && cfg.Victims != afm.VictimExternal {
+				return "", false
+			}
+			return "da." + leaf, true
+		}
+		block, ok := strings.CutPrefix(inst, "u_")
+		if !ok || strings.Contains(name, ".") {
+			return "", false
+		}
+		return "da." + block + "." + name, true
+	}
+}
+
+// inScope names a module's own signals as the Go block under path does;
+// the signals of its instances are not compared.
 func inScope(path string) func(string) (string, bool) {
-	return func(leaf string) (string, bool) { return path + "." + leaf, true }
+	return func(leaf string) (string, bool) { return path + "." + leaf, !strings.Contains(leaf, ".") }
 }
 
 func mustLookup(t *testing.T, top string) gen.Emitter {

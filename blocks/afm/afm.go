@@ -45,12 +45,11 @@ type VictimSource uint8
 
 const (
 	// VictimLFSR is the paper's linear-random picker (SPEC 5.2 step 3;
-	// UVMMU paper Section IV-D) and the only source of the Verilog
-	// uvmmu_da.
+	// UVMMU paper Section IV-D): VICTIMS=0 of uvmmu_da.
 	VictimLFSR VictimSource = iota
 	// VictimExternal takes candidates from the Victim port, fed by an
-	// eviction-metadata block (blocks/evict): a Go-model extension for the
-	// eviction sensitivity study (UVMMU paper Section V-C1, Figure 5).
+	// eviction-metadata block (blocks/evict), for the eviction sensitivity
+	// study (UVMMU paper Section V-C1, Figure 5): VICTIMS=1 of uvmmu_da.
 	VictimExternal
 )
 
@@ -201,37 +200,37 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*AFM, error) {
 	a := &AFM{Ports: p, cfg: cfg, regions: uint64(fc.Regions), words: uint64(fc.Words())}
 	s.Add(a, path)
 	b := &a.Base
-	fg, rb := cfg.DCQ.FGBits, fc.RegionBits()
-	a.state = rtl.NewReg(b, "state_q", StateBits, StateInit)
-	a.last = rtl.NewReg(b, "last_q", 2, ReqRefill)
-	a.mapFull = rtl.NewFlag(b, "map_full_q", false)
-	a.mapPFgN = rtl.NewReg[uint64](b, "map_pfgn_q", fg, 0)
-	a.mapVPgN = rtl.NewReg[uint64](b, "map_vpgn_q", VPgNBits, 0)
-	a.mapCID = rtl.NewReg[uint16](b, "map_cid_q", CIDBits, 0)
-	a.swFull = rtl.NewFlag(b, "sw_full_q", false)
-	a.swOp = rtl.NewReg[uint8](b, "sw_op_q", SWOpBits, 0)
-	a.swPFgN = rtl.NewReg[uint64](b, "sw_pfgn_q", fg, 0)
-	a.reqValid = rtl.NewFlag(b, "req_valid_q", false)
-	a.reqWrite = rtl.NewFlag(b, "req_write_q", false)
-	a.reqAddr = rtl.NewReg[uint64](b, "req_addr_q", cfg.AddrBits, 0)
-	a.reqWData = rtl.NewReg[uint64](b, "req_wdata_q", 64, 0)
-	a.pushValid = rtl.NewFlag(b, "push_valid_q", false)
-	a.pushPFgN = rtl.NewReg[uint64](b, "push_pfgn_q", fg, 0)
-	a.pushSwap = rtl.NewFlag(b, "push_swap_q", false)
-	a.cmdValid = rtl.NewFlag(b, "cmd_valid_q", false)
-	a.cmdOp = rtl.NewReg[uint8](b, "cmd_op_q", frab.OpBits, 0)
-	a.cmdRegion = rtl.NewReg[uint64](b, "cmd_region_q", rb, 0)
-	a.lfsrEn = rtl.NewFlag(b, "lfsr_en_q", false)
-	a.hint = rtl.NewFlag(b, "hint_q", true)
-	a.ptr = rtl.NewReg[uint64](b, "ptr_q", rb, 0)
-	a.finds = rtl.NewReg[uint64](b, "finds_q", bits.Len64(a.words+1), 0)
-	a.region = rtl.NewReg[uint64](b, "region_q", rb, 0)
-	a.issued = rtl.NewReg[uint8](b, "issued_q", 6, 0)
-	a.arrived = rtl.NewReg[uint8](b, "arrived_q", 6, 0)
-	a.rsv = rtl.NewReg[uint32](b, "rsv_q", frab.FrameGroupsPerRegion, 0)
-	a.entries = rtl.NewVec[uint64](b, "entry_q", frab.FrameGroupsPerRegion, 64, 0)
-	a.cur = rtl.NewReg[uint64](b, "cur_q", fg, 0)
-	a.curWord = rtl.NewReg[uint64](b, "cur_word_q", 64, 0)
+	e := Module.At(cfg.Params())
+	a.state = rtl.DeclReg[uint8](b, e, "state_q")
+	a.last = rtl.DeclReg[uint8](b, e, "last_q")
+	a.mapFull = rtl.DeclFlag(b, e, "map_full_q")
+	a.mapPFgN = rtl.DeclReg[uint64](b, e, "map_pfgn_q")
+	a.mapVPgN = rtl.DeclReg[uint64](b, e, "map_vpgn_q")
+	a.mapCID = rtl.DeclReg[uint16](b, e, "map_cid_q")
+	a.swFull = rtl.DeclFlag(b, e, "sw_full_q")
+	a.swOp = rtl.DeclReg[uint8](b, e, "sw_op_q")
+	a.swPFgN = rtl.DeclReg[uint64](b, e, "sw_pfgn_q")
+	a.reqValid = rtl.DeclFlag(b, e, "req_valid_q")
+	a.reqWrite = rtl.DeclFlag(b, e, "req_write_q")
+	a.reqAddr = rtl.DeclReg[uint64](b, e, "req_addr_q")
+	a.reqWData = rtl.DeclReg[uint64](b, e, "req_wdata_q")
+	a.pushValid = rtl.DeclFlag(b, e, "push_valid_q")
+	a.pushPFgN = rtl.DeclReg[uint64](b, e, "push_pfgn_q")
+	a.pushSwap = rtl.DeclFlag(b, e, "push_swap_q")
+	a.cmdValid = rtl.DeclFlag(b, e, "cmd_valid_q")
+	a.cmdOp = rtl.DeclReg[uint8](b, e, "cmd_op_q")
+	a.cmdRegion = rtl.DeclReg[uint64](b, e, "cmd_region_q")
+	a.lfsrEn = rtl.DeclFlag(b, e, "lfsr_en_q")
+	a.hint = rtl.DeclFlag(b, e, "hint_q")
+	a.ptr = rtl.DeclReg[uint64](b, e, "ptr_q")
+	a.finds = rtl.DeclReg[uint64](b, e, "finds_q")
+	a.region = rtl.DeclReg[uint64](b, e, "region_q")
+	a.issued = rtl.DeclReg[uint8](b, e, "issued_q")
+	a.arrived = rtl.DeclReg[uint8](b, e, "arrived_q")
+	a.rsv = rtl.DeclReg[uint32](b, e, "rsv_q")
+	a.entries = rtl.DeclVec[uint64](b, e, "entry_q")
+	a.cur = rtl.DeclReg[uint64](b, e, "cur_q")
+	a.curWord = rtl.DeclReg[uint64](b, e, "cur_word_q")
 	a.Listen(p.DCQ.Count, p.DCQ.PushReady, p.DCQ.Refill, p.FrAB.CmdReady, p.FrAB.RspValid, p.FrAB.RspFound, p.FrAB.RspRegion, p.FrAB.InitDone,
 		p.LFSR.State, p.Mem.ReqReady, p.Mem.RespValid, p.Mem.RespData,
 		p.Map.Valid, p.Map.PFgN, p.Map.VPgN, p.Map.CID, p.SW.Valid, p.SW.Op, p.SW.PFgN)

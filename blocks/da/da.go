@@ -29,9 +29,9 @@ type Config struct {
 	LFSRWidth    int    // LFSR_WIDTH
 	LFSRSeed     uint64 // LFSR_SEED
 
-	// Victims is where victim candidates come from: the LFSR (the paper's
-	// design and the Verilog's, the default) or, in the Go model only, the
-	// victim port fed by an eviction-metadata block.
+	// Victims (VICTIMS) is where victim candidates come from: the LFSR
+	// picker (the paper's design, the default) or the victim port, fed by
+	// an eviction-metadata block.
 	Victims afm.VictimSource
 }
 
@@ -71,6 +71,24 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Module is uvmmu_da's ports (SPEC 5.3): the allocation port and
+// init_done, then the map, software, IPgT memory and victim ports it passes
+// through to the AFM (afm.SharedPorts). The DA has no register of its own.
+var Module = &rtl.Module{
+	Name: "uvmmu_da",
+	Ports: append([]rtl.PortDecl{
+		{Name: "clk", Dir: rtl.In}, {Name: "rst", Dir: rtl.In}, {Name: "init_done", Dir: rtl.Out},
+		{Name: "dst_valid", Dir: rtl.Out}, {Name: "dst_ready", Dir: rtl.In}, {Name: "dst_pfgn", Dir: rtl.Out, Width: "FG_BITS"}, {Name: "dst_swap", Dir: rtl.Out},
+	}, afm.SharedPorts...),
+}
+
+// Params are uvmmu_da's parameter values for the configuration.
+func (c Config) Params() rtl.Params {
+	p := c.AFM().Params()
+	p["DCQ_THRESHOLD"], p["LFSR_SEED"] = uint64(c.DCQThreshold), c.LFSRSeed
+	return p
+}
+
 // Ports are the wires of uvmmu_da, named as in the Verilog.
 type Ports struct {
 	InitDone *rtl.Wire[bool] // out
@@ -85,27 +103,27 @@ type Ports struct {
 	SW  afm.SWPorts
 	Mem ipgt.MemPorts
 
-	// Victim candidates (a PFgN) with afm.VictimExternal, else nil: not a
-	// port of the Verilog uvmmu_da.
+	// Victim candidates (a PFgN) with afm.VictimExternal (VICTIMS=1), else
+	// nil: with the LFSR picker victim_ready stays low.
 	Victim *rtl.Decoupled[uint64] // in
 }
 
 // NewPorts makes the wires under path (path.dst_valid, ...), and
 // path.victim_* when the configuration takes external victims.
 func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
-	n := func(name string) string { return path + "." + name }
+	e := Module.At(cfg.Params())
 	p := Ports{
-		InitDone: rtl.NewBit(s, n("init_done")),
-		DstValid: rtl.NewBit(s, n("dst_valid")),
-		DstReady: rtl.NewBit(s, n("dst_ready")),
-		DstPFgN:  rtl.NewWire[uint64](s, n("dst_pfgn"), cfg.FGBits),
-		DstSwap:  rtl.NewBit(s, n("dst_swap")),
-		Map:      afm.NewMapPorts(s, path, cfg.FGBits),
-		SW:       afm.NewSWPorts(s, path, cfg.FGBits),
-		Mem:      ipgt.NewMemPorts(s, path, cfg.AddrBits),
+		InitDone: rtl.PortBit(s, path, e, "init_done"),
+		DstValid: rtl.PortBit(s, path, e, "dst_valid"),
+		DstReady: rtl.PortBit(s, path, e, "dst_ready"),
+		DstPFgN:  rtl.PortWire[uint64](s, path, e, "dst_pfgn"),
+		DstSwap:  rtl.PortBit(s, path, e, "dst_swap"),
+		Map:      afm.NewMapPorts(s, path, cfg.AFM()),
+		SW:       afm.NewSWPorts(s, path, cfg.AFM()),
+		Mem:      afm.NewMemPorts(s, path, cfg.AFM()),
 	}
 	if cfg.Victims == afm.VictimExternal {
-		p.Victim = rtl.NewDecoupled[uint64](s, n("victim"), cfg.FGBits)
+		p.Victim = afm.NewVictimPort(s, path, cfg.AFM())
 	}
 	return p
 }

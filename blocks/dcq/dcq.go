@@ -6,7 +6,6 @@ package dcq
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/uvmmu/uvmmu/rtl"
 )
@@ -23,9 +22,6 @@ const (
 	SwapBit = 0
 	PFgNLSB = 1
 )
-
-// EntryWidth is the width of a stored entry for FG_BITS = fgBits.
-func EntryWidth(fgBits int) int { return fgBits + PFgNLSB }
 
 // Pack returns the stored form {PFgN, S}.
 func (e Entry) Pack() uint64 {
@@ -76,13 +72,6 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// CountWidth is the width of the count output, $clog2(DEPTH+1).
-func CountWidth(depth int) int { return bits.Len(uint(depth)) }
-
-// PointerWidth is the width of the head and tail pointers, $clog2(DEPTH)
-// (at least one bit).
-func PointerWidth(depth int) int { return max(1, bits.Len(uint(depth-1))) }
-
 // Ports are the wires of uvmmu_dcq, named as in the Verilog.
 type Ports struct {
 	PushValid *rtl.Wire[bool]   // in
@@ -105,14 +94,46 @@ type Pop struct {
 	Swap  *rtl.Wire[bool]   // out
 }
 
+// Module is uvmmu_dcq's ports and registers (SPEC 5.3), the one
+// description that the Go block, verilog/gen and the testbenches share.
+// The registers are those of the Go block's rtl.Ring named "mem": the
+// entries (not reset, like an SRAM), the head and tail pointers and the
+// fill count.
+var Module = &rtl.Module{
+	Name: "uvmmu_dcq",
+	Locals: []rtl.Local{
+		{Name: "COUNT_W", Expr: "$clog2(DEPTH + 1)"},
+		{Name: "PTR_W", Expr: "$clog2(DEPTH)"},
+	},
+	Ports: []rtl.PortDecl{
+		{Name: "clk", Dir: rtl.In}, {Name: "rst", Dir: rtl.In},
+		{Name: "push_valid", Dir: rtl.In}, {Name: "push_ready", Dir: rtl.Out},
+		{Name: "push_pfgn", Dir: rtl.In, Width: "FG_BITS"}, {Name: "push_swap", Dir: rtl.In},
+		{Name: "pop_valid", Dir: rtl.Out}, {Name: "pop_ready", Dir: rtl.In},
+		{Name: "pop_pfgn", Dir: rtl.Out, Width: "FG_BITS"}, {Name: "pop_swap", Dir: rtl.Out},
+		{Name: "count", Dir: rtl.Out, Width: "$clog2(DEPTH+1)"}, {Name: "refill", Dir: rtl.Out},
+	},
+	Regs: []rtl.RegDecl{
+		{Name: "mem", Width: "FG_BITS + 1", Depth: "DEPTH", Doc: "entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack (PFgNLSB = 1)"},
+		{Name: "mem_head", Width: "PTR_W", Reset: "0", Doc: "index of the oldest entry"},
+		{Name: "mem_tail", Width: "PTR_W", Reset: "0", Doc: "index the next push writes"},
+		{Name: "mem_fill", Width: "COUNT_W", Reset: "0", Doc: "occupancy"},
+	},
+}
+
+// Params are uvmmu_dcq's parameter values for the configuration.
+func (c Config) Params() rtl.Params {
+	return rtl.Params{"DEPTH": uint64(c.Depth), "THRESHOLD": uint64(c.Threshold), "FG_BITS": uint64(c.FGBits)}
+}
+
 // NewPorts makes the wires under path (path.push_valid, ..., path.pop_valid, ...).
 func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
-	n := func(name string) string { return path + "." + name }
+	e := Module.At(cfg.Params())
 	return NewPortsPoppedBy(s, path, cfg, Pop{
-		Valid: rtl.NewBit(s, n("pop_valid")),
-		Ready: rtl.NewBit(s, n("pop_ready")),
-		PFgN:  rtl.NewWire[uint64](s, n("pop_pfgn"), cfg.FGBits),
-		Swap:  rtl.NewBit(s, n("pop_swap")),
+		Valid: rtl.PortBit(s, path, e, "pop_valid"),
+		Ready: rtl.PortBit(s, path, e, "pop_ready"),
+		PFgN:  rtl.PortWire[uint64](s, path, e, "pop_pfgn"),
+		Swap:  rtl.PortBit(s, path, e, "pop_swap"),
 	})
 }
 
@@ -120,18 +141,18 @@ func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
 // pop as the pop wires: for a queue whose head is another block's port
 // (the DA's allocation port), as a Verilog instance's port map connects it.
 func NewPortsPoppedBy(s *rtl.Sim, path string, cfg Config, pop Pop) Ports {
-	n := func(name string) string { return path + "." + name }
+	e := Module.At(cfg.Params())
 	return Ports{
-		PushValid: rtl.NewBit(s, n("push_valid")),
-		PushReady: rtl.NewBit(s, n("push_ready")),
-		PushPFgN:  rtl.NewWire[uint64](s, n("push_pfgn"), cfg.FGBits),
-		PushSwap:  rtl.NewBit(s, n("push_swap")),
+		PushValid: rtl.PortBit(s, path, e, "push_valid"),
+		PushReady: rtl.PortBit(s, path, e, "push_ready"),
+		PushPFgN:  rtl.PortWire[uint64](s, path, e, "push_pfgn"),
+		PushSwap:  rtl.PortBit(s, path, e, "push_swap"),
 		PopValid:  pop.Valid,
 		PopReady:  pop.Ready,
 		PopPFgN:   pop.PFgN,
 		PopSwap:   pop.Swap,
-		Count:     rtl.NewWire[uint32](s, n("count"), CountWidth(cfg.Depth)),
-		Refill:    rtl.NewBit(s, n("refill")),
+		Count:     rtl.PortWire[uint32](s, path, e, "count"),
+		Refill:    rtl.PortBit(s, path, e, "refill"),
 	}
 }
 
@@ -160,7 +181,8 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*DCQ, error) {
 	}
 	q := &DCQ{Ports: p, cfg: cfg}
 	s.Add(q, path)
-	q.entries = rtl.NewRingOf[Entry](&q.Base, "mem", cfg.Depth, EntryWidth(cfg.FGBits), false)
+	e := Module.At(cfg.Params())
+	q.entries = rtl.NewRingOf[Entry](&q.Base, "mem", e.RegDepth("mem"), e.RegWidth("mem"), false)
 	q.Listen(p.PushValid, p.PushPFgN, p.PushSwap, p.PopReady)
 	return q, nil
 }

@@ -58,7 +58,7 @@ func TestEntryLayout(t *testing.T) {
 	e := Entry{PFgN: 0x2bc00, Swap: true}
 	assert.Equal(t, uint64(0x2bc00<<1|1), e.Pack())
 	assert.Equal(t, e, Unpack(e.Pack()))
-	assert.Equal(t, 33, EntryWidth(32))
+	assert.Equal(t, 33, Module.At(Config{Depth: 4, Threshold: 2, FGBits: 32}.Params()).RegWidth("mem"), "entry width FG_BITS+1")
 }
 
 func TestConfigValidate(t *testing.T) {

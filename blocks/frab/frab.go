@@ -13,6 +13,7 @@ package frab
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/uvmmu/uvmmu/rtl"
 )
@@ -122,9 +123,58 @@ type Ports struct {
 	InitDone  *rtl.Wire[bool]   // out
 }
 
+// Geometry is the bitmap geometry of Config as Verilog localparams over
+// the DA's NFG and FRAB_WORD: NR regions (Regions), RB region-number bits
+// (RegionBits), FW-bit words (WordWidth) of LW index bits, NW words
+// (Words) and AW word-address bits (0 when the bitmap is one word).
+var Geometry = []rtl.Local{
+	{Name: "NR", Expr: "(NFG + 31) / 32", Doc: "FrAB geometry (blocks/frab.Config): regions of 32 frame-groups, one bit\n" +
+		"each, in NW words of FW bits (FRAB_WORD, or fewer when the regions fit\na narrower word)."},
+	{Name: "RB", Expr: "NR > 1 ? $clog2(NR) : 1"},
+	{Name: "FW", Expr: "FRAB_WORD < (1 << RB) ? FRAB_WORD : (1 << RB)"},
+	{Name: "LW", Expr: "$clog2(FW)"},
+	{Name: "NW", Expr: "(NR + FW - 1) / FW"},
+	{Name: "AW", Expr: "$clog2(NW)", Doc: "word-address bits; 0 when the bitmap is one word"},
+}
+
+// RegionBitsExpr is RB over the parameters alone, for port widths (a port
+// list cannot use a module's localparams).
+const RegionBitsExpr = "(((NFG + 31) / 32) > 1 ? $clog2(((NFG + 31) / 32)) : 1)"
+
+// Module is uvmmu_da_frab's ports and registers, the one description that
+// the Go block, verilog/gen and the testbenches share. The bitmap SRAM is
+// the instance of uvmmu_da_frab_sram, not a register.
+var Module = &rtl.Module{
+	Name:   "uvmmu_da_frab",
+	Locals: append(slices.Clone(Geometry), rtl.Local{Name: "SW", Expr: "$clog2(NW + 1)", Doc: "sweep counter bits"}),
+	Ports: []rtl.PortDecl{
+		{Name: "clk", Dir: rtl.In}, {Name: "rst", Dir: rtl.In},
+		{Name: "cmd_valid", Dir: rtl.In}, {Name: "cmd_ready", Dir: rtl.Out},
+		{Name: "cmd_op", Dir: rtl.In, Width: fmt.Sprint(OpBits)}, {Name: "cmd_region", Dir: rtl.In, Width: RegionBitsExpr},
+		{Name: "rsp_valid", Dir: rtl.Out}, {Name: "rsp_found", Dir: rtl.Out}, {Name: "rsp_region", Dir: rtl.Out, Width: RegionBitsExpr},
+		{Name: "init_done", Dir: rtl.Out},
+	},
+	Regs: []rtl.RegDecl{
+		{Name: "state_q", Width: fmt.Sprint(StateBits), Reset: fmt.Sprint(StateInit), Doc: "0 init sweep, 1 idle, 2 access"},
+		{Name: "sweep_q", Width: "SW", Reset: "0", Doc: "next word of the initialisation sweep"},
+		{Name: "op_q", Width: fmt.Sprint(OpBits), Reset: "0", Doc: "command in flight and its region"},
+		{Name: "addr_q", Width: "RB", Reset: "0"},
+		{Name: "rsp_valid_q", Reset: "0"},
+		{Name: "rsp_found_q", Reset: "0"},
+		{Name: "rsp_region_q", Width: "RB", Reset: "0"},
+	},
+}
+
+// Params are uvmmu_da_frab's parameter values for the configuration: NFG
+// is the most frame-groups of Regions regions (any NFG with as many
+// regions describes the same bitmap).
+func (c Config) Params() rtl.Params {
+	return rtl.Params{"NFG": uint64(c.Regions) * FrameGroupsPerRegion, "FRAB_WORD": uint64(c.WordBits)}
+}
+
 // NewPorts makes the wires under path.
 func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
-	return NewPortsInitDone(s, path, cfg, rtl.NewBit(s, path+".init_done"))
+	return NewPortsInitDone(s, path, cfg, rtl.PortBit(s, path, Module.At(cfg.Params()), "init_done"))
 }
 
 // NewPortsInitDone makes the command and response wires under path, with
@@ -132,16 +182,16 @@ func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
 // another block's port (the DA's), as a Verilog instance's port map
 // connects it.
 func NewPortsInitDone(s *rtl.Sim, path string, cfg Config, initDone *rtl.Wire[bool]) Ports {
-	n := func(name string) string { return path + "." + name }
+	e := Module.At(cfg.Params())
 	return Ports{
 		InitDone:  initDone,
-		CmdValid:  rtl.NewBit(s, n("cmd_valid")),
-		CmdReady:  rtl.NewBit(s, n("cmd_ready")),
-		CmdOp:     rtl.NewWire[uint8](s, n("cmd_op"), OpBits),
-		CmdRegion: rtl.NewWire[uint64](s, n("cmd_region"), cfg.RegionBits()),
-		RspValid:  rtl.NewBit(s, n("rsp_valid")),
-		RspFound:  rtl.NewBit(s, n("rsp_found")),
-		RspRegion: rtl.NewWire[uint64](s, n("rsp_region"), cfg.RegionBits()),
+		CmdValid:  rtl.PortBit(s, path, e, "cmd_valid"),
+		CmdReady:  rtl.PortBit(s, path, e, "cmd_ready"),
+		CmdOp:     rtl.PortWire[uint8](s, path, e, "cmd_op"),
+		CmdRegion: rtl.PortWire[uint64](s, path, e, "cmd_region"),
+		RspValid:  rtl.PortBit(s, path, e, "rsp_valid"),
+		RspFound:  rtl.PortBit(s, path, e, "rsp_found"),
+		RspRegion: rtl.PortWire[uint64](s, path, e, "rsp_region"),
 	}
 }
 
@@ -183,13 +233,14 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*FrAB, error) {
 	f := &FrAB{Ports: p, cfg: cfg}
 	s.Add(f, path)
 	f.sram = rtl.NewSRAM[Word](&f.Base, "bitmap", rtl.SRAMConfig{Depth: cfg.Words(), Width: cfg.WordWidth(), Ports: 1, ReadLatency: 1})
-	f.state = rtl.NewReg(&f.Base, "state", StateBits, StateInit)
-	f.sweep = rtl.NewReg[uint32](&f.Base, "sweep", max(1, bits.Len(uint(cfg.Words()))), 0)
-	f.op = rtl.NewReg[uint8](&f.Base, "op", OpBits, 0)
-	f.addr = rtl.NewReg[uint64](&f.Base, "addr", cfg.RegionBits(), 0)
-	f.rsp = rtl.NewFlag(&f.Base, "rsp_valid_q", false)
-	f.found = rtl.NewFlag(&f.Base, "rsp_found_q", false)
-	f.where = rtl.NewReg[uint64](&f.Base, "rsp_region_q", cfg.RegionBits(), 0)
+	e := Module.At(cfg.Params())
+	f.state = rtl.DeclReg[uint8](&f.Base, e, "state_q")
+	f.sweep = rtl.DeclReg[uint32](&f.Base, e, "sweep_q")
+	f.op = rtl.DeclReg[uint8](&f.Base, e, "op_q")
+	f.addr = rtl.DeclReg[uint64](&f.Base, e, "addr_q")
+	f.rsp = rtl.DeclFlag(&f.Base, e, "rsp_valid_q")
+	f.found = rtl.DeclFlag(&f.Base, e, "rsp_found_q")
+	f.where = rtl.DeclReg[uint64](&f.Base, e, "rsp_region_q")
 	f.Listen(p.CmdValid, p.CmdOp, p.CmdRegion)
 	return f, nil
 }

@@ -29,15 +29,31 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Module is uvmmu_lfsr's ports and register (SPEC 5.3), the one
+// description that the Go block, verilog/gen and the testbenches share.
+var Module = &rtl.Module{
+	Name: "uvmmu_lfsr",
+	Ports: []rtl.PortDecl{
+		{Name: "clk", Dir: rtl.In}, {Name: "rst", Dir: rtl.In},
+		{Name: "en", Dir: rtl.In}, {Name: "state", Dir: rtl.Out, Width: "WIDTH"},
+	},
+	Regs: []rtl.RegDecl{{Name: "state_q", Width: "WIDTH", Reset: "SEED"}},
+}
+
+// Params are uvmmu_lfsr's parameter values for the configuration.
+func (c Config) Params() rtl.Params { return rtl.Params{"WIDTH": uint64(c.Width), "SEED": c.Seed} }
+
 // Ports are the wires of uvmmu_lfsr: en is an input, state an output.
 type Ports struct {
 	En    *rtl.Wire[bool]
 	State *rtl.Wire[uint64]
 }
 
-// NewPorts makes the wires under path (path.en, path.state).
+// NewPorts makes the wires under path (path.en, path.state) for a register
+// of the given width.
 func NewPorts(s *rtl.Sim, path string, width int) Ports {
-	return Ports{En: rtl.NewBit(s, path+".en"), State: rtl.NewWire[uint64](s, path+".state", width)}
+	e := Module.At(rtl.Params{"WIDTH": uint64(width)})
+	return Ports{En: rtl.PortBit(s, path, e, "en"), State: rtl.PortWire[uint64](s, path, e, "state")}
 }
 
 // LFSR is the register and its feedback network: state advances by one
@@ -58,7 +74,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*LFSR, error) {
 	taps, _ := Taps(cfg.Width)
 	l := &LFSR{Ports: p, taps: taps}
 	s.Add(l, path)
-	l.state = rtl.NewReg(&l.Base, "state_q", cfg.Width, cfg.Seed)
+	l.state = rtl.DeclReg[uint64](&l.Base, Module.At(cfg.Params()), "state_q")
 	l.Listen(p.En)
 	return l, nil
 }

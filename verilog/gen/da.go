@@ -63,28 +63,9 @@ func subParams(names ...string) []Param {
 	return out
 }
 
-// Verilog expressions of the DA's derived widths, usable in port lists:
-// regions = ceil(NFG/32) and the region-number width of
-// blocks/frab.Config.RegionBits.
-const (
-	daRegions    = "((NFG + 31) / 32)"
-	daRegionBits = "(" + daRegions + " > 1 ? $clog2(" + daRegions + ") : 1)"
-	daPickBits   = "(NFG > 1 ? $clog2(NFG) : 1)"
-)
-
-// daGeometry is the localparam block every DA module that needs it starts
-// with: the geometry of blocks/frab.Config for NFG and FRAB_WORD.
-const daGeometry = `  // FrAB geometry (blocks/frab.Config): regions of 32 frame-groups, one bit
-  // each, in NW words of FW bits (FRAB_WORD, or fewer when the regions fit
-  // a narrower word).
-  localparam integer NR = (NFG + 31) / 32;
-  localparam integer RB = NR > 1 ? $clog2(NR) : 1;
-  localparam integer FW = FRAB_WORD < (1 << RB) ? FRAB_WORD : (1 << RB);
-  localparam integer LW = $clog2(FW);
-  localparam integer NW = (NR + FW - 1) / FW;
-  // word-address bits; 0 when the bitmap is one word
-  localparam integer AW = $clog2(NW);
-`
+// daPickBits is the width of a victim draw (blocks/lfsr.PickWidth), usable
+// in port lists; blocks/frab.RegionBitsExpr is the region-number width.
+const daPickBits = "(NFG > 1 ? $clog2(NFG) : 1)"
 
 // daChecks are the relations of blocks/da.Config.Validate (through
 // afm.Config.Validate) that uvmmu_da and uvmmu_da_afm reject at
@@ -95,8 +76,8 @@ func daChecks(top string, withThreshold bool) []Check {
 			Msg: top + ": FRAB_WORD = %0d is not a power of two", Args: []string{"FRAB_WORD"}},
 		{Label: "rel_nfg_fg_bits", Cond: "64'(NFG) > (64'd1 << FG_BITS)",
 			Msg: top + ": NFG = %0d is outside 1..2^FG_BITS (FG_BITS = %0d)", Args: []string{"NFG", "FG_BITS"}},
-		{Label: "rel_region_fg_bits", Cond: daRegionBits + " + 5 > FG_BITS",
-			Msg: top + ": FG_BITS = %0d cannot hold a region number of %0d bits and a 5-bit offset", Args: []string{"FG_BITS", daRegionBits}},
+		{Label: "rel_region_fg_bits", Cond: frab.RegionBitsExpr + " + 5 > FG_BITS",
+			Msg: top + ": FG_BITS = %0d cannot hold a region number of %0d bits and a 5-bit offset", Args: []string{"FG_BITS", frab.RegionBitsExpr}},
 		{Label: "rel_addr_w", Cond: "ADDR_W < FG_BITS + 3",
 			Msg: top + ": ADDR_W = %0d is below FG_BITS+3 (%0d)", Args: []string{"ADDR_W", "FG_BITS + 3"}},
 		{Label: "rel_ipgt_base", Cond: "ADDR_W < 64 && 64'(IPGT_BASE) + 64'd8 * 64'(NFG) > (64'd1 << ADDR_W)",
@@ -178,7 +159,7 @@ func init() {
 	p := func(name string, d Dir, width string) Port { return Port{Name: name, Dir: d, Width: width} }
 	Register(Emitter{
 		Name: "uvmmu_da", Doc: "Destination Allocator: DCQ, AFM, FrAB, victim picker (SPEC 5)",
-		Params: daParams(), Ports: daPorts(), Checks: daChecks("uvmmu_da", true), Validate: validateDA,
+		Params: daParams(), Module: da.Module, Checks: daChecks("uvmmu_da", true), Validate: validateDA,
 		Describe: daDescribe("Destination Allocator of the UVMMU (UVMMU paper Section IV-C, Figure 3; SPEC 5; docs/da.md):",
 			"the DCQ's head is the allocation port; the AFM refills it from the FrAB and the IPgT and sequences every IPgT update."),
 		Body: daBody,
@@ -186,7 +167,7 @@ func init() {
 	Register(Emitter{
 		Name: "uvmmu_da_afm", Doc: "DA available-frame manager and IPgT sequencer (docs/da.md)",
 		Params: subParams("NFG", "DCQ_DEPTH", "FRAB_WORD", "FG_BITS", "ADDR_W", "IPGT_BASE", "LFSR_WIDTH", "VICTIMS"),
-		Ports:  afmPorts(), Checks: daChecks("uvmmu_da_afm", false), Validate: validateDA,
+		Module: afm.Module, Checks: daChecks("uvmmu_da_afm", false), Validate: validateDA,
 		Describe: daDescribe("Available Frame Manager, victim picker and IPgT sequencer of the DA (SPEC 5.2; UVMMU paper Section IV-C, IV-D;",
 			"docs/da.md): one FSM runs one transaction at a time on the IPgT memory port."),
 		Body: afmBody(),
@@ -194,9 +175,7 @@ func init() {
 	Register(Emitter{
 		Name: "uvmmu_da_frab", Doc: "DA frame-region availability bitmap: SRAM, init sweep, FIND/SET/CLEAR",
 		Params: subParams("NFG", "FRAB_WORD"),
-		Ports: []Port{p("clk", In, ""), p("rst", In, ""), p("cmd_valid", In, ""), p("cmd_ready", Out, ""),
-			p("cmd_op", In, fmt.Sprint(frab.OpBits)), regionPort("cmd_region", In),
-			p("rsp_valid", Out, ""), p("rsp_found", Out, ""), regionPort("rsp_region", Out), p("init_done", Out, "")},
+		Module: frab.Module,
 		Checks: daChecks("uvmmu_da_frab", false)[:1], Validate: validateDA,
 		Describe: daDescribe("Frame-region availability bitmap of the DA (SPEC 5.1; UVMMU paper Section IV-B2; docs/da.md):",
 			"one SRAM port, 1-cycle registered read; init sweep, then FIND/SET/CLEAR."),

@@ -6,55 +6,9 @@ import (
 
 	"github.com/uvmmu/uvmmu/blocks/afm"
 	"github.com/uvmmu/uvmmu/blocks/dcq"
+	"github.com/uvmmu/uvmmu/blocks/frab"
 	"github.com/uvmmu/uvmmu/blocks/ipgt"
 )
-
-// daPorts is uvmmu_da's port list (SPEC 5.3).
-func daPorts() []Port {
-	ports := []Port{{Name: "clk", Dir: In}, {Name: "rst", Dir: In}, {Name: "init_done", Dir: Out},
-		{Name: "dst_valid", Dir: Out}, {Name: "dst_ready", Dir: In}, {Name: "dst_pfgn", Dir: Out, Width: "FG_BITS"}, {Name: "dst_swap", Dir: Out}}
-	return append(append(ports, daSharedPorts()...), victimPorts()...)
-}
-
-// victimPorts are the victim candidate port of VICTIMS=1 (blocks/afm
-// VictimExternal: candidates from an eviction-metadata block such as
-// blocks/evict); with VICTIMS=0 victim_ready stays low and the inputs are
-// ignored.
-func victimPorts() []Port {
-	return []Port{{Name: "victim_valid", Dir: In}, {Name: "victim_ready", Dir: Out}, {Name: "victim_pfgn", Dir: In, Width: "FG_BITS"}}
-}
-
-// daSharedPorts are the map, software and IPgT memory ports that uvmmu_da
-// passes through to uvmmu_da_afm unchanged.
-func daSharedPorts() []Port {
-	return []Port{
-		{Name: "map_valid", Dir: In}, {Name: "map_ready", Dir: Out}, {Name: "map_pfgn", Dir: In, Width: "FG_BITS"},
-		{Name: "map_vpgn", Dir: In, Width: fmt.Sprint(afm.VPgNBits)}, {Name: "map_cid", Dir: In, Width: fmt.Sprint(afm.CIDBits)},
-		{Name: "sw_valid", Dir: In}, {Name: "sw_ready", Dir: Out}, {Name: "sw_op", Dir: In, Width: fmt.Sprint(afm.SWOpBits)}, {Name: "sw_pfgn", Dir: In, Width: "FG_BITS"},
-		{Name: "mem_req_valid", Dir: Out}, {Name: "mem_req_ready", Dir: In}, {Name: "mem_req_write", Dir: Out},
-		{Name: "mem_req_addr", Dir: Out, Width: "ADDR_W"}, {Name: "mem_req_wdata", Dir: Out, Width: "64"},
-		{Name: "mem_resp_valid", Dir: In}, {Name: "mem_resp_data", Dir: In, Width: "64"},
-	}
-}
-
-// afmPorts is uvmmu_da_afm's port list: the DCQ's push side and count, the
-// FrAB command port, the LFSR, then the DA's map, software and memory
-// ports.
-func afmPorts() []Port {
-	ports := []Port{{Name: "clk", Dir: In}, {Name: "rst", Dir: In},
-		{Name: "push_valid", Dir: Out}, {Name: "push_ready", Dir: In}, {Name: "push_pfgn", Dir: Out, Width: "FG_BITS"}, {Name: "push_swap", Dir: Out},
-		{Name: "count", Dir: In, Width: "$clog2(DCQ_DEPTH+1)", Bits: func(v Values) int { return dcq.CountWidth(int(v["DCQ_DEPTH"])) }}, {Name: "refill", Dir: In},
-		{Name: "cmd_valid", Dir: Out}, {Name: "cmd_ready", Dir: In}, {Name: "cmd_op", Dir: Out, Width: "2"}, regionPort("cmd_region", Out),
-		{Name: "rsp_valid", Dir: In}, {Name: "rsp_found", Dir: In}, regionPort("rsp_region", In), {Name: "init_done", Dir: In},
-		{Name: "lfsr_en", Dir: Out}, {Name: "lfsr_state", Dir: In, Width: "LFSR_WIDTH"},
-	}
-	return append(append(ports, daSharedPorts()...), victimPorts()...)
-}
-
-// regionPort is a port of one region number (blocks/frab.Config.RegionBits).
-func regionPort(name string, d Dir) Port {
-	return Port{Name: name, Dir: d, Width: daRegionBits, Bits: func(v Values) int { return daConfig(v).AFM().FrAB().RegionBits() }}
-}
 
 // connect prints the named connections of an instance, port name to the
 // signal of the same name unless rename maps it.
@@ -77,7 +31,7 @@ func connect(ports []Port, rename map[string]string) string {
 // daBody wires uvmmu_da (SPEC 5.3): the DCQ, the LFSR, the FrAB and the
 // AFM as in docs/da.md. The allocation port is the DCQ's pop side and
 // init_done is the FrAB's.
-var daBody = `  localparam integer RB = ` + daRegionBits + `;
+var daBody = `  localparam integer RB = ` + frab.RegionBitsExpr + `;
   localparam integer CW = $clog2(DCQ_DEPTH + 1);
 
   wire push_valid;
@@ -97,7 +51,7 @@ var daBody = `  localparam integer RB = ` + daRegionBits + `;
   wire [LFSR_WIDTH-1:0] lfsr_state;
 
   uvmmu_dcq #(.DEPTH(DCQ_DEPTH), .THRESHOLD(DCQ_THRESHOLD), .FG_BITS(FG_BITS)) u_dcq (
-` + connect(dcqPorts("push_valid", "push_ready", "push_pfgn", "push_swap", "pop_valid", "pop_ready", "pop_pfgn", "pop_swap", "count", "refill"),
+` + connect(modulePorts(dcq.Module),
 	map[string]string{"pop_valid": "dst_valid", "pop_ready": "dst_ready", "pop_pfgn": "dst_pfgn", "pop_swap": "dst_swap", "count": "dcq_count", "refill": "dcq_refill"}) + `  );
 
   uvmmu_lfsr #(.WIDTH(LFSR_WIDTH), .SEED(LFSR_SEED)) u_lfsr (
@@ -121,7 +75,7 @@ var daBody = `  localparam integer RB = ` + daRegionBits + `;
   );
 
   uvmmu_da_afm #(.NFG(NFG), .DCQ_DEPTH(DCQ_DEPTH), .FRAB_WORD(FRAB_WORD), .FG_BITS(FG_BITS), .ADDR_W(ADDR_W), .IPGT_BASE(IPGT_BASE), .LFSR_WIDTH(LFSR_WIDTH), .VICTIMS(VICTIMS)) u_afm (
-` + connect(afmPorts(), map[string]string{"count": "dcq_count", "refill": "dcq_refill",
+` + connect(modulePorts(afm.Module), map[string]string{"count": "dcq_count", "refill": "dcq_refill",
 	"cmd_valid": "frab_cmd_valid", "cmd_ready": "frab_cmd_ready", "cmd_op": "frab_cmd_op", "cmd_region": "frab_cmd_region",
 	"rsp_valid": "frab_rsp_valid", "rsp_found": "frab_rsp_found", "rsp_region": "frab_rsp_region"}) + `  );
 `
@@ -226,8 +180,7 @@ const pickerBody = `  localparam integer PW = ` + daPickBits + `;
 // data), the initialisation sweep and the FIND/SET/CLEAR FSM of
 // blocks/frab.
 func frabBody() string {
-	return daGeometry + `  // sweep counter bits; the last word's bits beyond the last region stay clear
-  localparam integer SW = $clog2(NW + 1);
+	return `  // the last word's bits beyond the last region stay clear
   localparam integer SAW = AW > 0 ? AW : 1;
   localparam [SW-1:0] SWEEP_LAST = SW'(NW - 1);
   localparam integer LAST_BITS = NR - (NW - 1) * FW;
@@ -239,15 +192,6 @@ func frabBody() string {
   wire [FW-1:0] sram_wdata;
   // the macro's registered read data
   wire [FW-1:0] sram_rdata;
-  reg [1:0] state_q;
-  // next word of the initialisation sweep
-  reg [SW-1:0] sweep_q;
-  reg [1:0] op_q;
-  // region of the command in flight
-  reg [RB-1:0] addr_q;
-  reg rsp_valid_q;
-  reg rsp_found_q;
-  reg [RB-1:0] rsp_region_q;
   // bit of the command's region within its word
   wire [LW-1:0] pos;
   wire enc_found;
@@ -304,14 +248,7 @@ func frabBody() string {
 
   always @(posedge clk) begin
     if (rst) begin
-      state_q <= 2'd0;
-      sweep_q <= {SW{1'b0}};
-      op_q <= 2'd0;
-      addr_q <= {RB{1'b0}};
-      rsp_valid_q <= 1'b0;
-      rsp_found_q <= 1'b0;
-      rsp_region_q <= {RB{1'b0}};
-    end else begin
+` + resets(frab.Module, "      ") + `    end else begin
       if (rsp_valid_q) begin
         rsp_valid_q <= 1'b0;
       end
@@ -366,11 +303,9 @@ func afmBody() string {
   localparam [63:0] WORD_PROTECTED = %s;
   localparam [3:0] MAPPED_FLAGS = 4'd%d;
 `, hex(ipgt.F), hex(ipgt.B), hex(ipgt.F|ipgt.P|ipgt.B), hex(ipgt.M|ipgt.P|ipgt.B), hex(ipgt.Freed), hex(ipgt.FreedBusy), hex(ipgt.Protected), ipgt.M)
-	return daGeometry + `  localparam integer PW = ` + daPickBits + `;
+	return `  localparam integer PW = ` + daPickBits + `;
   localparam integer CW = $clog2(DCQ_DEPTH + 1);
   localparam integer CW1 = CW + 1;
-  // FINDs counter bits: a sweep issues up to NW+1 FINDs
-  localparam integer FB = $clog2(NW + 2);
   // frame-groups in the last region
   localparam integer LAST = NFG - (NR - 1) * 32;
   localparam [CW:0] DEPTH_Q = CW1'(DCQ_DEPTH);
@@ -380,43 +315,6 @@ func afmBody() string {
   // victim candidates from the victim port rather than the LFSR picker
   localparam [0:0] EXTERNAL = VICTIMS == 1;
 ` + flags + `
-  reg [3:0] state_q;
-  // requester served last: 0 map, 1 sw, 2 refill
-  reg [1:0] last_q;
-  reg map_full_q;
-  reg [FG_BITS-1:0] map_pfgn_q;
-  reg [47:0] map_vpgn_q;
-  reg [11:0] map_cid_q;
-  reg sw_full_q;
-  reg [1:0] sw_op_q;
-  reg [FG_BITS-1:0] sw_pfgn_q;
-  reg req_valid_q;
-  reg req_write_q;
-  reg [ADDR_W-1:0] req_addr_q;
-  reg [63:0] req_wdata_q;
-  reg push_valid_q;
-  reg [FG_BITS-1:0] push_pfgn_q;
-  reg push_swap_q;
-  reg cmd_valid_q;
-  reg [1:0] cmd_op_q;
-  reg [RB-1:0] cmd_region_q;
-  reg lfsr_en_q;
-  // the FrAB may hold a set bit
-  reg hint_q;
-  // rotating FrAB scan pointer
-  reg [RB-1:0] ptr_q;
-  // FINDs in the current sweep
-  reg [FB-1:0] finds_q;
-  reg [RB-1:0] region_q;
-  reg [5:0] issued_q;
-  reg [5:0] arrived_q;
-  // reservable entries of the region not yet reserved
-  reg [31:0] rsv_q;
-  // the region's IPgT entries
-  reg [63:0] entry_q [0:31];
-  // frame-group of the op or victim in flight
-  reg [FG_BITS-1:0] cur_q;
-  reg [63:0] cur_word_q;
   wire mem_free;
   wire mem_fire;
   wire cmd_free;
@@ -545,36 +443,7 @@ func afmBody() string {
 
   always @(posedge clk) begin
     if (rst) begin
-      state_q <= 4'd0;
-      last_q <= 2'd2;
-      hint_q <= 1'b1;
-      map_full_q <= 1'b0;
-      map_pfgn_q <= {FG_BITS{1'b0}};
-      map_vpgn_q <= 48'd0;
-      map_cid_q <= 12'd0;
-      sw_full_q <= 1'b0;
-      sw_op_q <= 2'd0;
-      sw_pfgn_q <= {FG_BITS{1'b0}};
-      req_valid_q <= 1'b0;
-      req_write_q <= 1'b0;
-      req_addr_q <= {ADDR_W{1'b0}};
-      req_wdata_q <= 64'd0;
-      push_valid_q <= 1'b0;
-      push_pfgn_q <= {FG_BITS{1'b0}};
-      push_swap_q <= 1'b0;
-      cmd_valid_q <= 1'b0;
-      cmd_op_q <= 2'd0;
-      cmd_region_q <= {RB{1'b0}};
-      lfsr_en_q <= 1'b0;
-      ptr_q <= {RB{1'b0}};
-      finds_q <= {FB{1'b0}};
-      region_q <= {RB{1'b0}};
-      issued_q <= 6'd0;
-      arrived_q <= 6'd0;
-      rsv_q <= 32'd0;
-      cur_q <= {FG_BITS{1'b0}};
-      cur_word_q <= 64'd0;
-    end else begin
+` + resets(afm.Module, "      ") + `    end else begin
       if (mem_fire) begin
         req_valid_q <= 1'b0;
       end

@@ -16,7 +16,7 @@ func init() {
 			{Name: "THRESHOLD", Default: uint64(cfg.Threshold), Min: 1, Max: dcq.MaxDepth, Range: "1..DEPTH", Doc: "refill while count < THRESHOLD; at most DEPTH"},
 			{Name: "FG_BITS", Default: uint64(cfg.FGBits), Min: 1, Max: dcq.MaxFGBits, Doc: "frame-group number width"},
 		},
-		Ports: dcqPorts("push_valid", "push_ready", "push_pfgn", "push_swap", "pop_valid", "pop_ready", "pop_pfgn", "pop_swap", "count", "refill"),
+		Module: dcq.Module,
 		Checks: []Check{{Label: "threshold_depth", Cond: "THRESHOLD > DEPTH",
 			Msg: "uvmmu_dcq: THRESHOLD = %0d is outside 1..DEPTH (%0d)", Args: []string{"THRESHOLD", "DEPTH"}}},
 		Validate: func(v Values) error { return dcqConfig(v).Validate() },
@@ -32,25 +32,6 @@ func dcqConfig(v Values) dcq.Config {
 	return dcq.Config{Depth: int(v["DEPTH"]), Threshold: int(v["THRESHOLD"]), FGBits: int(v["FG_BITS"])}
 }
 
-// dcqPorts is uvmmu_dcq's port list (SPEC 5.3) under the given names, in
-// the order push_valid, push_ready, push_pfgn, push_swap, pop_valid,
-// pop_ready, pop_pfgn, pop_swap, count, refill.
-func dcqPorts(names ...string) []Port {
-	dirs := []Dir{In, Out, In, In, Out, In, Out, Out, Out, Out}
-	widths := []string{"", "", "FG_BITS", "", "", "", "FG_BITS", "", "$clog2(DEPTH+1)", ""}
-	ports := []Port{{Name: "clk", Dir: In}, {Name: "rst", Dir: In}}
-	for i, n := range names {
-		ports = append(ports, Port{Name: n, Dir: dirs[i], Width: widths[i]})
-	}
-	ports[10].Bits = func(v Values) int {
-		if d, ok := v["DEPTH"]; ok {
-			return dcq.CountWidth(int(d))
-		}
-		return dcq.CountWidth(int(v["DCQ_DEPTH"]))
-	}
-	return ports
-}
-
 // dcqBody is uvmmu_dcq's body (SPEC 5.3): the destination candidate
 // queue, a first-word fall-through FIFO of {PFgN, S} entries. Every output
 // is Moore: pop_* show the head entry whenever pop_valid, push_ready is
@@ -58,25 +39,16 @@ func dcqPorts(names ...string) []Port {
 // and a pop may fire in the same cycle; a push into a full queue waits for
 // push_ready even if a pop fires in that cycle, because push_ready does not
 // look at pop_ready. Entries are not reset (the queue is an array, like an
-// SRAM); only the pointers and the count are. The registers carry the names
-// of the Go model's rtl.Ring (mem, mem_head, mem_tail, mem_fill).
+// SRAM); only the pointers and the count are. The localparams and registers
+// are those of dcq.Module.
 func dcqBody() string {
 	if dcq.SwapBit != 0 || dcq.PFgNLSB != 1 {
 		panic(fmt.Sprintf("blocks/dcq stores entries with S at bit %d and PFgN from bit %d; uvmmu_dcq packs {PFgN, S}", dcq.SwapBit, dcq.PFgNLSB))
 	}
-	return `  localparam integer COUNT_W = $clog2(DEPTH + 1);
-  localparam integer PTR_W = $clog2(DEPTH);
-  localparam [COUNT_W-1:0] FULL = COUNT_W'(DEPTH);
+	return `  localparam [COUNT_W-1:0] FULL = COUNT_W'(DEPTH);
   localparam [COUNT_W-1:0] REFILL_BELOW = COUNT_W'(THRESHOLD);
   localparam [PTR_W-1:0] LAST = PTR_W'(DEPTH - 1);
 
-  // entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack
-  reg [FG_BITS:0] mem [0:DEPTH-1];
-  // index of the oldest entry
-  reg [PTR_W-1:0] mem_head;
-  // index the next push writes
-  reg [PTR_W-1:0] mem_tail;
-  reg [COUNT_W-1:0] mem_fill;
   wire [FG_BITS:0] head_entry;
   wire not_full;
   wire not_empty;
@@ -99,10 +71,7 @@ func dcqBody() string {
 
   always @(posedge clk) begin
     if (rst) begin
-      mem_head <= {PTR_W{1'b0}};
-      mem_tail <= {PTR_W{1'b0}};
-      mem_fill <= {COUNT_W{1'b0}};
-    end else begin
+` + resets(dcq.Module, "      ") + `    end else begin
       if (push_fire) begin
         mem[mem_tail] <= {push_pfgn, push_swap};
         mem_tail <= (mem_tail == LAST) ? {PTR_W{1'b0}} : (mem_tail + PTR_W'(1));

@@ -17,10 +17,7 @@ func init() {
 			{Name: "WIDTH", Default: uint64(cfg.Width), Min: lfsr.MinWidth, Max: lfsr.MaxWidth, Doc: "register width; taps from blocks/lfsr"},
 			{Name: "SEED", Default: cfg.Seed, Min: 1, Max: math.MaxUint64, Range: "1..2^WIDTH-1", TypeWidth: "WIDTH", Doc: "reset state, non-zero, below 2^WIDTH"},
 		},
-		Ports: []Port{
-			{Name: "clk", Dir: In}, {Name: "rst", Dir: In}, {Name: "en", Dir: In},
-			{Name: "state", Dir: Out, Width: "WIDTH"},
-		},
+		Module:   lfsr.Module,
 		Validate: func(v Values) error { return lfsrConfig(v).Validate() },
 		Describe: func(Values) []string {
 			return []string{"Galois LFSR of the UVMMU victim picker (UVMMU paper Section IV-D; SPEC 5.2, 5.3).",
@@ -55,14 +52,11 @@ func lfsrBody() string {
 
   localparam [WIDTH-1:0] TAPS = WIDTH'(toggle_mask(WIDTH));
 
-  reg [WIDTH-1:0] state_q;
-
   assign state = state_q;
 
   always @(posedge clk) begin
     if (rst) begin
-      state_q <= SEED;
-    end else if (en) begin
+` + resets(lfsr.Module, "      ") + `    end else if (en) begin
       state_q <= {1'b0, state_q[WIDTH-1:1]} ^ (state_q[0] ? TAPS : {WIDTH{1'b0}});
     end
   end

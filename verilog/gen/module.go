@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/uvmmu/uvmmu/rtl"
 )
 
 // Dir is a port's direction.
@@ -36,14 +38,110 @@ func (p Port) BitsAt(v Values) int {
 	if p.Width == "" {
 		return 1
 	}
-	n, err := strconv.Atoi(p.Width)
+	n, err := rtl.Eval(p.Width, rtl.Params(v))
 	if err != nil {
-		if x, ok := v[p.Width]; ok {
-			return int(x)
-		}
-		panic(fmt.Sprintf("port %s: width %q needs a Bits function", p.Name, p.Width))
+		panic(fmt.Sprintf("port %s: %v", p.Name, err))
 	}
-	return n
+	return int(n)
+}
+
+// modulePorts is the port list of a block's description.
+func modulePorts(m *rtl.Module) []Port {
+	ports := make([]Port, len(m.Ports))
+	for i, p := range m.Ports {
+		ports[i] = Port{Name: p.Name, Dir: Dir(p.Dir), Width: p.Width}
+	}
+	return ports
+}
+
+// declarations prints a description's localparams and register
+// declarations, each after its comment.
+func declarations(m *rtl.Module) string {
+	var b strings.Builder
+	comment := func(doc string) {
+		for _, d := range strings.Split(doc, "\n") {
+			if d != "" {
+				fmt.Fprintf(&b, "  // %s\n", d)
+			}
+		}
+	}
+	for _, l := range m.Locals {
+		comment(l.Doc)
+		fmt.Fprintf(&b, "  localparam integer %s = %s;\n", l.Name, l.Expr)
+	}
+	if len(m.Locals) > 0 {
+		b.WriteByte('\n')
+	}
+	for _, r := range m.Regs {
+		comment(r.Doc)
+		depth := ""
+		if r.Depth != "" {
+			depth = " [0:" + minusOne(r.Depth) + "]"
+		}
+		fmt.Fprintf(&b, "  reg %s%s%s;\n", vlogRange(r.Width), r.Name, depth)
+	}
+	if len(m.Regs) > 0 {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// resets prints the reset assignments of a description's registers (its
+// arrays are not reset), one a line at the given indentation.
+func resets(m *rtl.Module, indent string) string {
+	var b strings.Builder
+	for _, r := range m.Regs {
+		if r.Depth != "" || r.Reset == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "%s%s <= %s;\n", indent, r.Name, resetValue(r))
+	}
+	return b.String()
+}
+
+// resetValue is a register's reset value as a literal of its width: a
+// sized literal for a number, the expression itself (a parameter of the
+// register's width, such as a typed SEED) otherwise.
+func resetValue(r rtl.RegDecl) string {
+	x, err := strconv.ParseUint(r.Reset, 10, 64)
+	switch {
+	case err != nil:
+		return r.Reset
+	case r.Width == "":
+		return fmt.Sprintf("1'b%d", x)
+	}
+	if n, err := strconv.Atoi(r.Width); err == nil {
+		return fmt.Sprintf("%d'd%d", n, x)
+	}
+	if x == 0 {
+		return fmt.Sprintf("{%s{1'b0}}", r.Width)
+	}
+	return fmt.Sprintf("%s'(%d)", r.Width, x)
+}
+
+// vlogRange is the "[W-1:0] " range of a width expression; "" for one bit.
+func vlogRange(width string) string {
+	if n, err := strconv.Atoi(width); err == nil {
+		if n > 1 {
+			return fmt.Sprintf("[%d:0] ", n-1)
+		}
+		return ""
+	}
+	if width == "" {
+		return ""
+	}
+	return "[" + minusOne(width) + ":0] "
+}
+
+// minusOne is expr-1, folding a trailing "+ 1".
+func minusOne(expr string) string {
+	if n, err := strconv.Atoi(expr); err == nil {
+		return fmt.Sprint(n - 1)
+	}
+	if e, ok := strings.CutSuffix(expr, " + 1"); ok {
+		return e
+	}
+	return expr + "-1"
 }
 
 // Check is a relation between parameters that the module rejects at
@@ -136,15 +234,7 @@ func (e Emitter) render(v Values, doc []string) ([]byte, error) {
 		if p.Dir == Out {
 			dir = "output"
 		}
-		rng := ""
-		if n, err := strconv.Atoi(p.Width); err == nil {
-			if n > 1 {
-				rng = fmt.Sprintf("[%d:0] ", n-1)
-			}
-		} else if p.Width != "" {
-			rng = "[" + p.Width + "-1:0] "
-		}
-		line("  %s wire %s%s%s", dir, rng, p.Name, sep)
+		line("  %s wire %s%s%s", dir, vlogRange(p.Width), p.Name, sep)
 	}
 	line(");")
 	checks := append(e.rangeChecks(), e.Checks...)
@@ -167,6 +257,9 @@ func (e Emitter) render(v Values, doc []string) ([]byte, error) {
 		}
 		line("  endgenerate")
 		line("")
+	}
+	if e.Module != nil {
+		b.WriteString(declarations(e.Module))
 	}
 	b.WriteString(strings.TrimLeft(e.Body, "\n"))
 	line("endmodule")

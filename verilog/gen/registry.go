@@ -36,6 +36,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/uvmmu/uvmmu/rtl"
 )
 
 // Generator is the name printed in the header of every emitted file.
@@ -75,6 +77,11 @@ type Emitter struct {
 	Doc string
 	// Params lists the parameters in the module's declaration order.
 	Params []Param
+	// Module, when set, is the block's one description (its Go package's
+	// Module): Register takes the port list from it, and the module prints
+	// its localparams and register declarations before Body. Body uses
+	// resets(Module, ...) for the reset assignments.
+	Module *rtl.Module
 	// Ports lists the ports in declaration order.
 	Ports []Port
 	// Checks are the relations between parameters the module checks at
@@ -95,6 +102,12 @@ var registry []Emitter
 // Register adds an emitter. It is called from init functions; registering a
 // name twice is a programming error and panics at start-up.
 func Register(e Emitter) {
+	if e.Module != nil {
+		if e.Module.Name != e.Name || e.Ports != nil {
+			panic("gen: emitter " + e.Name + " has a description of " + e.Module.Name + " and a port list of its own")
+		}
+		e.Ports = modulePorts(e.Module)
+	}
 	for _, r := range registry {
 		if r.Name == e.Name {
 			panic("gen: emitter " + e.Name + " registered twice")

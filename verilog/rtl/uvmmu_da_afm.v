@@ -160,28 +160,8 @@ module uvmmu_da_afm #(
   localparam integer NW = (NR + FW - 1) / FW;
   // word-address bits; 0 when the bitmap is one word
   localparam integer AW = $clog2(NW);
-  localparam integer PW = (NFG > 1 ? $clog2(NFG) : 1);
-  localparam integer CW = $clog2(DCQ_DEPTH + 1);
-  localparam integer CW1 = CW + 1;
   // FINDs counter bits: a sweep issues up to NW+1 FINDs
   localparam integer FB = $clog2(NW + 2);
-  // frame-groups in the last region
-  localparam integer LAST = NFG - (NR - 1) * 32;
-  localparam [CW:0] DEPTH_Q = CW1'(DCQ_DEPTH);
-  localparam [RB-1:0] LAST_REGION = RB'(NR - 1);
-  localparam [5:0] LAST_SIZE = 6'(LAST);
-  localparam [FB-1:0] SWEEP_FINDS = FB'(NW);
-  // victim candidates from the victim port rather than the LFSR picker
-  localparam [0:0] EXTERNAL = VICTIMS == 1;
-  // IPgT entry flags and the words the sequencer writes (blocks/ipgt)
-  localparam [63:0] FLAG_F = 64'h0000000000000001;
-  localparam [63:0] FLAG_B = 64'h0000000000000008;
-  localparam [63:0] RESERVABLE_MASK = 64'h000000000000000b;
-  localparam [63:0] VICTIM_MASK = 64'h000000000000000e;
-  localparam [63:0] WORD_FREED = 64'h0000000000000001;
-  localparam [63:0] WORD_FREED_BUSY = 64'h0000000000000009;
-  localparam [63:0] WORD_PROTECTED = 64'h0000000000000002;
-  localparam [3:0] MAPPED_FLAGS = 4'd4;
 
   reg [3:0] state_q;
   // requester served last: 0 map, 1 sw, 2 refill
@@ -220,6 +200,28 @@ module uvmmu_da_afm #(
   // frame-group of the op or victim in flight
   reg [FG_BITS-1:0] cur_q;
   reg [63:0] cur_word_q;
+
+  localparam integer PW = (NFG > 1 ? $clog2(NFG) : 1);
+  localparam integer CW = $clog2(DCQ_DEPTH + 1);
+  localparam integer CW1 = CW + 1;
+  // frame-groups in the last region
+  localparam integer LAST = NFG - (NR - 1) * 32;
+  localparam [CW:0] DEPTH_Q = CW1'(DCQ_DEPTH);
+  localparam [RB-1:0] LAST_REGION = RB'(NR - 1);
+  localparam [5:0] LAST_SIZE = 6'(LAST);
+  localparam [FB-1:0] SWEEP_FINDS = FB'(NW);
+  // victim candidates from the victim port rather than the LFSR picker
+  localparam [0:0] EXTERNAL = VICTIMS == 1;
+  // IPgT entry flags and the words the sequencer writes (blocks/ipgt)
+  localparam [63:0] FLAG_F = 64'h0000000000000001;
+  localparam [63:0] FLAG_B = 64'h0000000000000008;
+  localparam [63:0] RESERVABLE_MASK = 64'h000000000000000b;
+  localparam [63:0] VICTIM_MASK = 64'h000000000000000e;
+  localparam [63:0] WORD_FREED = 64'h0000000000000001;
+  localparam [63:0] WORD_FREED_BUSY = 64'h0000000000000009;
+  localparam [63:0] WORD_PROTECTED = 64'h0000000000000002;
+  localparam [3:0] MAPPED_FLAGS = 4'd4;
+
   wire mem_free;
   wire mem_fire;
   wire cmd_free;
@@ -350,7 +352,6 @@ module uvmmu_da_afm #(
     if (rst) begin
       state_q <= 4'd0;
       last_q <= 2'd2;
-      hint_q <= 1'b1;
       map_full_q <= 1'b0;
       map_pfgn_q <= {FG_BITS{1'b0}};
       map_vpgn_q <= 48'd0;
@@ -369,6 +370,7 @@ module uvmmu_da_afm #(
       cmd_op_q <= 2'd0;
       cmd_region_q <= {RB{1'b0}};
       lfsr_en_q <= 1'b0;
+      hint_q <= 1'b1;
       ptr_q <= {RB{1'b0}};
       finds_q <= {FB{1'b0}};
       region_q <= {RB{1'b0}};

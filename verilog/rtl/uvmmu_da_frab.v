@@ -57,8 +57,21 @@ module uvmmu_da_frab #(
   localparam integer NW = (NR + FW - 1) / FW;
   // word-address bits; 0 when the bitmap is one word
   localparam integer AW = $clog2(NW);
-  // sweep counter bits; the last word's bits beyond the last region stay clear
+  // sweep counter bits
   localparam integer SW = $clog2(NW + 1);
+
+  // 0 init sweep, 1 idle, 2 access
+  reg [1:0] state_q;
+  // next word of the initialisation sweep
+  reg [SW-1:0] sweep_q;
+  // command in flight and its region
+  reg [1:0] op_q;
+  reg [RB-1:0] addr_q;
+  reg rsp_valid_q;
+  reg rsp_found_q;
+  reg [RB-1:0] rsp_region_q;
+
+  // the last word's bits beyond the last region stay clear
   localparam integer SAW = AW > 0 ? AW : 1;
   localparam [SW-1:0] SWEEP_LAST = SW'(NW - 1);
   localparam integer LAST_BITS = NR - (NW - 1) * FW;
@@ -70,15 +83,6 @@ module uvmmu_da_frab #(
   wire [FW-1:0] sram_wdata;
   // the macro's registered read data
   wire [FW-1:0] sram_rdata;
-  reg [1:0] state_q;
-  // next word of the initialisation sweep
-  reg [SW-1:0] sweep_q;
-  reg [1:0] op_q;
-  // region of the command in flight
-  reg [RB-1:0] addr_q;
-  reg rsp_valid_q;
-  reg rsp_found_q;
-  reg [RB-1:0] rsp_region_q;
   // bit of the command's region within its word
   wire [LW-1:0] pos;
   wire enc_found;

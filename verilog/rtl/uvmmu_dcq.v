@@ -58,17 +58,20 @@ module uvmmu_dcq #(
 
   localparam integer COUNT_W = $clog2(DEPTH + 1);
   localparam integer PTR_W = $clog2(DEPTH);
-  localparam [COUNT_W-1:0] FULL = COUNT_W'(DEPTH);
-  localparam [COUNT_W-1:0] REFILL_BELOW = COUNT_W'(THRESHOLD);
-  localparam [PTR_W-1:0] LAST = PTR_W'(DEPTH - 1);
 
-  // entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack
+  // entry = {PFgN, S}, layout of blocks/dcq.Entry.Pack (PFgNLSB = 1)
   reg [FG_BITS:0] mem [0:DEPTH-1];
   // index of the oldest entry
   reg [PTR_W-1:0] mem_head;
   // index the next push writes
   reg [PTR_W-1:0] mem_tail;
+  // occupancy
   reg [COUNT_W-1:0] mem_fill;
+
+  localparam [COUNT_W-1:0] FULL = COUNT_W'(DEPTH);
+  localparam [COUNT_W-1:0] REFILL_BELOW = COUNT_W'(THRESHOLD);
+  localparam [PTR_W-1:0] LAST = PTR_W'(DEPTH - 1);
+
   wire [FG_BITS:0] head_entry;
   wire not_full;
   wire not_empty;

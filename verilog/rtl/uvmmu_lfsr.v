@@ -34,6 +34,8 @@ module uvmmu_lfsr #(
     end
   endgenerate
 
+  reg [WIDTH-1:0] state_q;
+
   // Galois toggle mask of each width (blocks/lfsr.Taps).
   function automatic [63:0] toggle_mask(input integer width);
     case (width)
@@ -99,8 +101,6 @@ module uvmmu_lfsr #(
   endfunction
 
   localparam [WIDTH-1:0] TAPS = WIDTH'(toggle_mask(WIDTH));
-
-  reg [WIDTH-1:0] state_q;
 
   assign state = state_q;
 
