@@ -309,7 +309,7 @@ func (g *GMMU) split(key uint64) (page uint64, unit uint16) {
 func (g *GMMU) words(i int) Bitmap {
 	n := g.cfg.bitmapWords()
 	for w := 0; w < n; w++ {
-		g.scratch[w] = g.bitmap[i*n + w].Q()
+		g.scratch[w] = g.bitmap[i*n+w].Q()
 	}
 	return g.scratch
 }
@@ -346,18 +346,18 @@ func (g *GMMU) pushAnswer(a *answers, key uint64, who uint16, write uint8) {
 
 // cycleState carries what earlier stages of Eval decided to later ones.
 type cycleState struct {
-	now       uint64
-	ans       answers
-	pCount    uint32
-	sCount    uint32
-	walking   uint32
-	done      int  // MRQ entry completing this cycle, or -1
-	donePage  uint64
-	doneSpan  Span
-	sending   int // MRQ entry loaded into the request register this cycle, or -1
-	walkPage  uint64
-	walkDone  bool
-	active    bool
+	now      uint64
+	ans      answers
+	pCount   uint32
+	sCount   uint32
+	walking  uint32
+	done     int // MRQ entry completing this cycle, or -1
+	donePage uint64
+	doneSpan Span
+	sending  int // MRQ entry loaded into the request register this cycle, or -1
+	walkPage uint64
+	walkDone bool
+	active   bool
 
 	// The L2 TLB writes of the cycle, applied together at its end: the
 	// completion's record update, the walk's fill and the lookup's LRU
@@ -421,7 +421,7 @@ func (g *GMMU) complete(c *cycleState) {
 		bm := g.words(i)
 		bm.Set(c.doneSpan)
 		for w := 0; w < n; w++ {
-			if r := g.bitmap[i*n + w]; r.Q() != bm[w] {
+			if r := g.bitmap[i*n+w]; r.Q() != bm[w] {
 				r.Set(bm[w])
 			}
 		}
@@ -918,7 +918,7 @@ func (g *GMMU) PageRecord(page uint64) (pte.PTE, Bitmap) {
 	n := g.cfg.bitmapWords()
 	bm := make(Bitmap, n)
 	for w := 0; w < n; w++ {
-		bm[w] = g.bitmap[i*n + w].Q()
+		bm[w] = g.bitmap[i*n+w].Q()
 	}
 	return g.table[i].Q(), bm
 }
