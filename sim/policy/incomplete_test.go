@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/uvmmu/uvmmu/blocks/incpage"
 	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/policy"
 	"github.com/uvmmu/uvmmu/sim/system"
@@ -67,4 +68,19 @@ func TestPages2MConfigErrors(t *testing.T) {
 	assert.ErrorContains(t, cfg.Validate(), "run.policy = \"complete\" needs run.page_size = \"2MB\"")
 	cfg = pages2MConfig(t, "incomplete", "incomplete.min_length=bdp", "incomplete.max_request_bytes=8192")
 	assert.ErrorContains(t, cfg.Validate(), "incomplete.min_length = \"bdp\" is 16 units")
+}
+
+// The range invariant check fails when the page table records a unit the
+// GPU memory does not hold: after a run, a GPU memory reported empty.
+func TestPages2MCheckCatchesAMissingUnit(t *testing.T) {
+	cfg := pages2MConfig(t, "incomplete", "run.workload=ispass-cp")
+	p, err := policy.New(cfg.Run.Policy, &cfg)
+	require.NoError(t, err)
+	s, err := system.New(&cfg, p)
+	require.NoError(t, err)
+	_, err = s.Run(p, system.Options{})
+	require.NoError(t, err)
+	require.NoError(t, p.Check())
+	empty := make(incpage.Bitmap, s.Pages2M.Cfg.UnitsPerPage()/64)
+	assert.ErrorContains(t, s.Pages2M.Check(func(uint64) incpage.Bitmap { return empty }), "is recorded present in the page table but is not in GPU memory")
 }
