@@ -30,7 +30,10 @@ type Config struct {
 	UVMSmart UM     `toml:"uvmsmart"`
 	Adaptive UM     `toml:"adaptive"`
 	UVMMU    UVMMU  `toml:"uvmmu"`
-	Check    Check  `toml:"check"`
+	// Incomplete is the 2 MB page mode (run.page_size = "2MB") and its
+	// incomplete-pages translation and migration path.
+	Incomplete Incomplete `toml:"incomplete"`
+	Check      Check      `toml:"check"`
 }
 
 // Run selects the experiment: workload, policy, memory pressure and seed.
@@ -39,7 +42,8 @@ type Run struct {
 	// the keys that follow it; see ApplyPreset.
 	Preset     string  `toml:"preset" oneof:"presets" doc:"platform preset applied under the other keys (uvmsim list shows the keys each one sets)"`
 	Workload   string  `toml:"workload" doc:"built-in workload name (see uvmsim list)"`
-	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,adaptive,uvmmu" doc:"migration policy"`
+	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,adaptive,uvmmu,incomplete,complete,copy-execute" doc:"migration policy"`
+	PageSize   string  `toml:"page_size" oneof:"4KB,2MB" doc:"translation page: 4KB (SPEC 2) or 2MB, the incomplete-pages system (policies incomplete, complete, copy-execute; no oversubscription)"`
 	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in 4 KB pages (SPEC 2), the whole footprint at 100"`
 	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier (the footprint must fit memory.capacity_gb and the GMMU's 64 GB page table)"`
 	Seed       uint64  `toml:"seed" min:"0" max:"9223372036854775807" doc:"seed of every random choice (workload, LFSR seed derivation); a TOML integer, so at most 2^63-1 in a file, with --set and --seed alike"`
@@ -208,6 +212,90 @@ type UVMMU struct {
 	Eviction string `toml:"eviction" oneof:"random,seqlocal,nru,tree" doc:"swap-victim choice: random (the DA's LFSR, the paper's linear-random), seqlocal (LRU over 64 KB frame-groups), nru (referenced bits and a clock hand), tree (LRU over 2 MB frame-regions with tree-based neighbourhood)"`
 }
 
+// Page sizes of run.page_size.
+const (
+	PageSize4K = "4KB"
+	PageSize2M = "2MB"
+)
+
+// Incomplete is the 2 MB page system of the incomplete-pages paper (Shen
+// et al., NPC 2018, seed 002): the migration unit and range records, the
+// shared L2 TLB, the migration request builder and the host's handling.
+type Incomplete struct {
+	UnitBytes int `toml:"unit_bytes" min:"256" max:"2097152" pow2:"true" doc:"migration unit: the granule of the range records and of a range migration (Section 4.2: 1 KB)"`
+	Ranges    int `toml:"ranges" min:"1" max:"8" doc:"K, the migrated ranges a TLB entry records (the page table keeps an exact bitmap)"`
+	// MinLength is "unit" or "bdp": Section 3.3 sets the minimum length
+	// "based on the bandwidth value".
+	MinLength       string  `toml:"min_length" oneof:"unit,bdp" doc:"length of a new migration request: one unit, or the link's bandwidth-delay product (pcie.bandwidth_gbs x pcie.rtt_us) rounded up to units"`
+	MergeGapBytes   int     `toml:"merge_gap_bytes" min:"0" max:"2097152" doc:"a miss merges into a pending (unsent) request of its page when the gap between them is at most this"`
+	MaxRequestBytes int     `toml:"max_request_bytes" min:"256" max:"2097152" doc:"largest migration request a merge may build"`
+	HandlingUs      float64 `toml:"handling_us" min:"0" max:"100000" doc:"host handling latency per migration request before the PME transfers it (the paper gives none)"`
+	MRQEntries      int     `toml:"mrq_entries" min:"1" max:"256" doc:"migration requests the GMMU holds pending or in flight"`
+	SuspendEntries  int     `toml:"suspend_entries" min:"1" max:"65536" doc:"translation requests suspended on a migration"`
+	L2TLBEntries    int     `toml:"l2_tlb_entries" min:"1" max:"65536" doc:"shared L2 TLB entries of 2 MB pages"`
+	L2TLBWays       int     `toml:"l2_tlb_ways" min:"1" max:"65536" doc:"shared L2 TLB associativity"`
+	L2TLBLatency    int     `toml:"l2_tlb_latency" min:"1" max:"65536" doc:"shared L2 TLB lookup cycles"`
+}
+
+// incompleteDefaults: Section 4.2's 1 KB unit; four ranges per TLB entry
+// (93 bits of record beside each entry, where a bitmap would be 2,048);
+// a new request of one unit; merging within 4 KB up to a 64 KB request,
+// the UVMMU page-group; 1 us of host handling, the PCIe round trip, as
+// the paper names no figure (the incomplete experiment sweeps it); GRIT
+// Table I's 512-entry 16-way L2 TLB with a 10-cycle lookup.
+func incompleteDefaults() Incomplete {
+	return Incomplete{
+		UnitBytes: 1024, Ranges: 4, MinLength: "unit", MergeGapBytes: 4096, MaxRequestBytes: 64 << 10,
+		HandlingUs: 1, MRQEntries: 64, SuspendEntries: 4096,
+		L2TLBEntries: 512, L2TLBWays: 16, L2TLBLatency: 10,
+	}
+}
+
+// Pages2M reports whether the run uses 2 MB pages.
+func (c *Config) Pages2M() bool { return c.Run.PageSize == PageSize2M }
+
+// pages2MPolicies run only on 2 MB pages; the others only on 4 KB pages.
+var pages2MPolicies = []string{"incomplete", "complete", "copy-execute"}
+
+// validatePages joins run.page_size to the policy and the memory keys.
+func (c *Config) validatePages() error {
+	need := false
+	for _, p := range pages2MPolicies {
+		need = need || c.Run.Policy == p
+	}
+	in := &c.Incomplete
+	switch {
+	case need && !c.Pages2M():
+		return fmt.Errorf("config: run.policy = %q needs run.page_size = %q", c.Run.Policy, PageSize2M)
+	case !c.Pages2M():
+		return nil
+	case !need:
+		return fmt.Errorf("config: run.page_size = %q runs the policies incomplete, complete and copy-execute, not run.policy = %q", PageSize2M, c.Run.Policy)
+	case c.Run.OversubPct != 100:
+		return fmt.Errorf("config: run.oversub_pct = %d with run.page_size = %q; allowed: 100 (the 2 MB page system allocates whole frames and runs without oversubscription, Shen et al. Section 4.1)", c.Run.OversubPct, PageSize2M)
+	case c.Run.GPUMemoryMB != 0:
+		return fmt.Errorf("config: run.gpu_memory_mb = %g with run.page_size = %q; allowed: 0 (no oversubscription)", c.Run.GPUMemoryMB, PageSize2M)
+	case in.MaxRequestBytes < in.UnitBytes:
+		return fmt.Errorf("config: incomplete.max_request_bytes = %d is less than incomplete.unit_bytes = %d", in.MaxRequestBytes, in.UnitBytes)
+	case in.MinUnits(c) > in.MaxRequestBytes/in.UnitBytes:
+		return fmt.Errorf("config: incomplete.min_length = %q is %d units, more than incomplete.max_request_bytes = %d allows", in.MinLength, in.MinUnits(c), in.MaxRequestBytes)
+	case in.L2TLBEntries%in.L2TLBWays != 0 || (in.L2TLBEntries/in.L2TLBWays)&(in.L2TLBEntries/in.L2TLBWays-1) != 0:
+		return fmt.Errorf("config: incomplete.l2_tlb_entries = %d must be incomplete.l2_tlb_ways = %d times a power of two", in.L2TLBEntries, in.L2TLBWays)
+	}
+	return nil
+}
+
+// MinUnits is the length of a new migration request in units: one, or
+// the link's bandwidth-delay product rounded up to whole units (16 GB/s x
+// 1 us = 16,000 B: 16 units of 1 KB), at most the 2 MB page.
+func (in *Incomplete) MinUnits(c *Config) int {
+	if in.MinLength != "bdp" {
+		return 1
+	}
+	bdp := c.PCIe.BandwidthGBs * 1e9 * c.PCIe.RTTUs * 1e-6
+	return min(int(math.Ceil(bdp/float64(in.UnitBytes))), (2<<20)/in.UnitBytes)
+}
+
 // Check holds run-time checking.
 type Check struct {
 	Invariants     bool   `toml:"invariants" doc:"check the SPEC 6.5 invariants every migration event"`
@@ -227,6 +315,7 @@ func Default() Config {
 			Scale:      1,
 			Seed:       1,
 			Threads:    1,
+			PageSize:   PageSize4K,
 		},
 		GPU: GPU{
 			ClockMHz:     1481, // UVMMU Table I: core 1481 MHz
@@ -278,9 +367,10 @@ func Default() Config {
 			RTTUs:        1,  // UVMMU Table I: 1 us round trip
 			PacketBytes:  4096,
 		},
-		UM:       umDefaults(),
-		UVMSmart: uvmsmartDefaults(),
-		Adaptive: adaptiveDefaults(),
+		UM:         umDefaults(),
+		UVMSmart:   uvmsmartDefaults(),
+		Adaptive:   adaptiveDefaults(),
+		Incomplete: incompleteDefaults(),
 		UVMMU: UVMMU{
 			DCQDepth:       64,  // SPEC 2
 			DCQThreshold:   32,  // SPEC 2
@@ -348,6 +438,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Cache.L1 && !c.Cache.L2 {
 		return fmt.Errorf("config: cache.l1 = true needs cache.l2 = true")
+	}
+	if err := c.validatePages(); err != nil {
+		return err
 	}
 	if c.UVMMU.DCQThreshold > c.UVMMU.DCQDepth {
 		return fmt.Errorf("config: uvmmu.dcq_threshold = %d must not exceed uvmmu.dcq_depth = %d", c.UVMMU.DCQThreshold, c.UVMMU.DCQDepth)

@@ -25,6 +25,16 @@ const DefaultPreset = "gtx1080ti"
 // presets lists every platform, DefaultPreset first.
 var presets = []Preset{
 	{Name: DefaultPreset, Doc: "UVMMU paper Table I: GTX 1080 Ti, 28 SMs at 1481 MHz, 11 GB, PCIe 3.0 x16 (the built-in defaults)"},
+	// GPGPU-Sim 3.x's GTX 480 has no kernel launch latency and caches
+	// global loads in L1 (16 KB: 32 sets x 4 ways of 128 B, its
+	// -gpgpu_cache:dl1); Fermi holds 48 warps per SM and has 1.5 GB.
+	{Name: "gtx480", Doc: "incomplete-pages paper (Shen et al., NPC 2018) Table 1: GTX 480 Fermi-like, 15 SMs at 1.4 GHz, 16 KB L1 per SM, 12 channels of 128 KB L2, 128-entry L1 TLB per SM, 512-entry shared L2 TLB, GDDR5 384 GB/s, PCIe 16 GB/s", Sets: []string{
+		"gpu.clock_mhz=1400", "gpu.sms=15", "gpu.warps_per_sm=48", "gpu.l1_tlb_entries=128", "gpu.kernel_launch_us=0",
+		"cache.l1=true", "cache.l1_sets=32", "cache.l1_ways=4",
+		"cache.l2_slices=12", "cache.l2_sets=64", "cache.l2_ways=16",
+		"memory.bandwidth_gbs=384", "memory.capacity_gb=1.5", "pcie.bandwidth_gbs=16",
+		"incomplete.l2_tlb_entries=512", "incomplete.l2_tlb_ways=16",
+	}},
 }
 
 // Presets lists the platform presets, DefaultPreset first.

@@ -122,6 +122,7 @@ func Experiments() []Experiment {
 		{Name: "fig5", Title: "UVMMU execution time under each eviction policy (UVMMU Fig. 5)", Specs: fig5Specs, Build: fig5Build},
 		{Name: "fig6", Title: "Execution time versus oversubscription ratio (UVMMU Fig. 6)", Specs: fig6Specs, Build: fig6Build},
 		{Name: "migration-latency", Title: "UVMMU migration latency, free destination versus swap (UVMMU Section V-A)", Specs: latencySpecs, Build: latencyBuild},
+		{Name: IncompleteName, Title: "Incomplete pages versus complete 2 MB pages, normalised to copy+execute (incomplete-pages Fig. 2)", Specs: incompleteSpecs, Build: incompleteBuild},
 	}
 }
 

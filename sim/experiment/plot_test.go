@@ -130,6 +130,7 @@ func count(list []string, s string) int {
 
 func TestEveryExperimentFigureDrawsItsPanelsAndBars(t *testing.T) {
 	p := testParams()
+	p.Policies = append(p.Policies, PolicyIncomplete, PolicyComplete, PolicyCopyExecute)
 	// Hand-made cycles that differ per run, and latency samples for the
 	// runs that keep them.
 	out := outcomes(ValidationSpecs(p), func(s Spec) uint64 { return uint64(1000 + 37*len(s.Key())*s.OversubPct) })

@@ -30,12 +30,12 @@ func TestValidateWritesEveryFile(t *testing.T) {
 	}
 	md, err := os.ReadFile(filepath.Join(dir, ValidationFile))
 	require.NoError(t, err)
-	assert.Equal(t, strings.Count(string(md), "| not measured |"), strings.Count(string(md), "\n| F")+strings.Count(string(md), "\n| M")+strings.Count(string(md), "\n| U"))
+	assert.Equal(t, strings.Count(string(md), "| not measured |"), strings.Count(string(md), "\n| F")+strings.Count(string(md), "\n| M")+strings.Count(string(md), "\n| U")+strings.Count(string(md), "\n| I"))
 	assert.Contains(t, stdout.String(), "| id | result | paper | model |")
 	assert.Contains(t, stdout.String(), "fig4: Speedup over NVIDIA UM")
 }
 
 func TestRunExperimentUnknownName(t *testing.T) {
 	_, err := RunExperiment("fig2", testParams(), Options{Jobs: 1, Base: config.Default()}, t.TempDir(), &bytes.Buffer{})
-	assert.ErrorContains(t, err, `experiment "fig2" unknown; allowed: fig1, fig4, fig5, fig6, migration-latency, validate`)
+	assert.ErrorContains(t, err, `experiment "fig2" unknown; allowed: fig1, fig4, fig5, fig6, migration-latency, incomplete, validate`)
 }

@@ -125,7 +125,14 @@ func (r *Record) FullConfig() (config.Config, error) {
 	for k := range r.Config {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	// run.preset first: applying it sets the preset's keys, and the
+	// record's own values of those keys must win over them.
+	sort.Slice(keys, func(i, j int) bool {
+		if pi, pj := keys[i] == presetKey, keys[j] == presetKey; pi != pj {
+			return pi
+		}
+		return keys[i] < keys[j]
+	})
 	for _, k := range keys {
 		if slices.Contains(runKeys, k) {
 			return cfg, fmt.Errorf("config: %s belongs in the result's own field, not in config", k)
@@ -138,6 +145,9 @@ func (r *Record) FullConfig() (config.Config, error) {
 	cfg.Run.OversubPct, cfg.Run.Scale, cfg.Run.Seed = r.OversubPct, r.Scale, r.Seed
 	return cfg, nil
 }
+
+// presetKey is the key that applies a platform preset's assignments.
+const presetKey = "run.preset"
 
 // Check rejects a record that is not a complete result of the
 // configuration it names: an unknown key or value, a config_id that is not

@@ -77,3 +77,15 @@ func TestPrepareDirRejectsUnwritable(t *testing.T) {
 		assert.Error(t, PrepareDir(dir, false), dir)
 	}
 }
+
+// A record's preset is applied before its other keys, so a key the preset
+// sets keeps the record's value (pcie.bandwidth_gbs sorts before
+// run.preset).
+func TestFullConfigAppliesThePresetFirst(t *testing.T) {
+	r := Record{Config: map[string]string{"run.preset": "gtx480", "pcie.bandwidth_gbs": "32"}}
+	r.Workload, r.Policy, r.OversubPct, r.Scale, r.Seed = "ra", "uvmmu", 100, 1, 1
+	cfg, err := r.FullConfig()
+	require.NoError(t, err)
+	assert.Equal(t, 32.0, cfg.PCIe.BandwidthGBs)
+	assert.Equal(t, 15, cfg.GPU.SMs)
+}

@@ -270,7 +270,7 @@ func Validate(p Params, figs []Figure, l Lookup) []Check {
 			c.Why = ev.explain(c)
 		}
 	}
-	return checks
+	return append(checks, incompleteChecks(p, figs, l)...)
 }
 
 // minMax of the values, NaN when any is missing or there are none.

@@ -44,6 +44,10 @@ type SMConfig struct {
 	// stores released once their lines are out) instead of one DataReq;
 	// zero-copy loads keep DataReq.
 	StreamLines bool
+	// TranslateShift is log2 of the granule one lookup translates: 0 for
+	// the 4 KB page (PageShift); the 2 MB page system looks up each
+	// accessed migration unit, whose range its TLB entries record.
+	TranslateShift int
 }
 
 // maxPagesPerOp bounds the distinct pages one warp instruction can touch:
@@ -79,6 +83,7 @@ type SM struct {
 
 	id         uint16
 	cfg        SMConfig
+	granule    uint // log2 of the translation granule
 	kernels    []*workload.Kernel
 	blockWarps int // warps of the largest thread block among the kernels
 
@@ -179,6 +184,8 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 		return nil, fmt.Errorf("gpu: line bytes %d must be a power of two up to 4096", cfg.LineBytes)
 	case !TranslateQueueRange.Has(int64(cfg.TranslateQueue)):
 		return nil, TranslateQueueRange.Check("gpu: translation queue", int64(cfg.TranslateQueue))
+	case cfg.TranslateShift != 0 && (cfg.TranslateShift < 8 || cfg.TranslateShift > 21):
+		return nil, fmt.Errorf("gpu: translation granule 2^%d outside 2^8..2^21 bytes", cfg.TranslateShift)
 	case id < 0 || id >= 1<<(pte.RequesterBits-WarpBits):
 		return nil, fmt.Errorf("gpu: SM id %d outside 0..%d", id, 1<<(pte.RequesterBits-WarpBits)-1)
 	case len(kernels) > 1<<16:
@@ -197,7 +204,11 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 		cfg:        cfg,
 		kernels:    kernels,
 		blockWarps: blockWarps,
+		granule:    PageShift,
 		streams:    make([]workload.WarpStream, cfg.Warps),
+	}
+	if cfg.TranslateShift != 0 {
+		m.granule = uint(cfg.TranslateShift)
 	}
 	s.Add(m, path)
 	b := &m.Base
@@ -509,7 +520,8 @@ func (m *SM) pick(eligible uint64) int {
 }
 
 // coalesce reduces a memory instruction's lane addresses to its distinct
-// 4 KB pages (into m.pages, in first-touch lane order) and counts its
+// 4 KB pages (translation granules; into m.pages, in first-touch lane
+// order) and counts its
 // distinct lines; a lane access that straddles a line boundary touches two.
 func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 	shift := uint(bits.TrailingZeros(uint(m.cfg.LineBytes)))
@@ -529,7 +541,7 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 			}
 			m.sectors[i] |= sec
 		}
-		p := a >> PageShift
+		p := a >> m.granule
 		if !contains(m.pages[:pages], p) {
 			m.pages[pages] = p
 			pages++

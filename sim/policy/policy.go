@@ -16,7 +16,9 @@ import (
 )
 
 // Names lists the policies in the order uvmsim list shows them.
-func Names() []string { return []string{"ideal", "um", "uvmsmart", "adaptive", "uvmmu"} }
+func Names() []string {
+	return []string{"ideal", "um", "uvmsmart", "adaptive", "uvmmu", "incomplete", "complete", "copy-execute"}
+}
 
 // Describe is a one-line summary of each policy, for uvmsim list.
 var Describe = map[string]string{
@@ -25,6 +27,10 @@ var Describe = map[string]string{
 	"uvmsmart": "UVMSmart runtime (DATE'21): the um driver classifying each allocation's pattern on oversubscription; zero-copy + tree eviction for random or mixed, tree eviction for linear reuse",
 	"adaptive": "UVMSmart adaptive (IPDPS'20): the um driver with access counters, remote zero-copy for cold blocks (Eq. 1), LFU 2 MB eviction",
 	"uvmmu":    "hardware migration: DA destination, PME page-group transfer critical page first, swap on oversubscription",
+	// The 2 MB page system (run.page_size = "2MB"), incomplete.go.
+	"incomplete":   "incomplete pages (NPC'18): 2 MB pages with migrated-range records, a range miss migrates only its range, merged requests",
+	"complete":     "paged memory on 2 MB pages: the whole page migrates on first touch, UM fault latency, no prefetch",
+	"copy-execute": "programmer-controlled copy of every managed allocation ideally overlapped with execution (the incomplete-pages reference)",
 }
 
 // New builds the named policy for cfg.
@@ -40,6 +46,10 @@ func New(name string, cfg *config.Config) (system.Policy, error) {
 		return newAdaptive(cfg), nil
 	case "uvmmu":
 		return newUVMMU(cfg), nil
+	case "incomplete", "complete":
+		return newPaged(cfg, name), nil
+	case "copy-execute":
+		return newCopyExecute(cfg), nil
 	}
 	return nil, fmt.Errorf("run.policy: unknown policy %q; allowed: %s", name, strings.Join(Names(), ", "))
 }

@@ -55,8 +55,13 @@ func invalPorts(s *system.System) (inval, ack []*rtl.Decoupled[tlb.Invalidate]) 
 }
 
 // newLinkAndPME builds the host link with the PME and its host DMA
-// responder on port hostPort.
+// responder on port hostPort, moving 4 KB pages.
 func newLinkAndPME(s *system.System, cfg *config.Config) (*pcie.Link, *pme.Engine, error) {
+	return newLinkAndPMEOf(s, cfg, pme.DefaultConfig().PageBytes)
+}
+
+// newLinkAndPMEOf is newLinkAndPME with the PME moving pages of pageBytes.
+func newLinkAndPMEOf(s *system.System, cfg *config.Config, pageBytes int) (*pcie.Link, *pme.Engine, error) {
 	lcfg := pcie.Config{
 		BandwidthMBps:   uint64(cfg.PCIe.BandwidthGBs * 1000),
 		ClockMHz:        uint64(cfg.GPU.ClockMHz),
@@ -69,6 +74,7 @@ func newLinkAndPME(s *system.System, cfg *config.Config) (*pcie.Link, *pme.Engin
 		return nil, nil, fmt.Errorf("pcie: %w", err)
 	}
 	pcfg := pme.DefaultConfig()
+	pcfg.PageBytes = pageBytes
 	pcfg.SetupCycles = cfg.UVMMU.SetupCycles
 	pcfg.PacketBytes = min(pcfg.PageBytes, cfg.PCIe.PacketBytes)
 	if err := pcfg.CheckLink(lcfg); err != nil {

@@ -86,6 +86,9 @@ type System struct {
 	Memory     *gpu.Memory
 	// Caches is the cached data path (cache.l2), nil without it.
 	Caches *gpu.Caches
+	// Pages2M is the 2 MB page translation path (run.page_size = "2MB"),
+	// which takes the place of TLBs, GMMU and Router; nil without it.
+	Pages2M *Pages2M
 
 	// ModelMemoryBytes is the host memory predicted for the run.
 	ModelMemoryBytes uint64
@@ -169,41 +172,14 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		}
 	}
 	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue, StreamLines: cfg.Cache.L2}
-	var fills []tlb.FillPort
-	for i := 0; i < cfg.GPU.SMs; i++ {
-		path := fmt.Sprintf("sm%d", i)
-		l1cfg := tlb.Config{Sets: 1, Ways: cfg.GPU.L1TLBEntries, HitLatency: cfg.GPU.L1TLBLatency}
-		l1, err := tlb.New(s.Sim, path+".l1tlb", l1cfg, tlb.NewPorts(s.Sim, path+".l1tlb"))
-		if err != nil {
-			return nil, fmt.Errorf("gpu.l1_tlb_entries: %w", err)
-		}
-		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, gpu.NewSMPorts(s.Sim, path, l1.Ports))
-		if err != nil {
-			return nil, err
-		}
-		s.SMs = append(s.SMs, sm)
-		s.TLBs = append(s.TLBs, l1)
-		fills = append(fills, l1.Fill)
+	if cfg.Pages2M() {
+		err = s.newTranslation2M(kernels, smCfg, p)
+	} else {
+		err = s.newTranslation(kernels, smCfg)
 	}
-	if layout.Pages > ptw.MaxPages {
-		return nil, fmt.Errorf("run.scale = %g: workload %s spans %d MB of pages, more than the GMMU's page table holds (%d MB)",
-			cfg.Run.Scale, wl.Name(), layout.Pages>>8, ptw.MaxPages>>8)
-	}
-	s.GMMU, err = ptw.New(s.Sim, "gmmu", ptw.Config{
-		Walkers: cfg.GPU.Walkers, QueueDepth: cfg.GPU.WalkQueue, Levels: 1, LevelLatency: cfg.GPU.WalkCycles,
-		BaseVPN: layout.BaseVPN, Pages: layout.Pages,
-	}, ptw.NewPorts(s.Sim, "gmmu"))
 	if err != nil {
-		return nil, fmt.Errorf("gpu: %w", err)
-	}
-	if s.Arbiter, err = gpu.NewWalkArbiter(s.Sim, "walk_arbiter", gpu.WalkReqs(s.SMs), s.GMMU.Req); err != nil {
 		return nil, err
 	}
-	var replays []*rtl.Decoupled[ptw.Walk]
-	for _, m := range s.SMs {
-		replays = append(replays, m.Replay)
-	}
-	s.Router = gpu.NewRouter(s.Sim, "router", gpu.NewRouterPorts(s.Sim, "router", s.GMMU.Resp, fills, replays))
 	s.Dispatcher = gpu.NewDispatcher(s.Sim, "dispatcher", s.Phases, gpu.NewDispatcherPorts(s.Sim, "dispatcher", s.SMs), cfg.Cycles(cfg.GPU.KernelLaunchUs))
 	s.Memory, err = gpu.NewMemory(s.Sim, "dram", gpu.MemoryConfig{
 		SMs: cfg.GPU.SMs, Warps: cfg.GPU.WarpsPerSM, LineBytes: cfg.GPU.LineBytes,
@@ -223,6 +199,49 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 	return s, nil
 }
 
+// newTranslation builds the SMs and the 4 KB translation path: per-SM L1
+// TLBs, the walk arbiter, the GMMU and the router.
+func (s *System) newTranslation(kernels []*workload.Kernel, smCfg gpu.SMConfig) error {
+	cfg, layout, wl := s.Cfg, s.Layout, s.Workload
+	var err error
+	var fills []tlb.FillPort
+	for i := 0; i < cfg.GPU.SMs; i++ {
+		path := fmt.Sprintf("sm%d", i)
+		l1cfg := tlb.Config{Sets: 1, Ways: cfg.GPU.L1TLBEntries, HitLatency: cfg.GPU.L1TLBLatency}
+		l1, err := tlb.New(s.Sim, path+".l1tlb", l1cfg, tlb.NewPorts(s.Sim, path+".l1tlb"))
+		if err != nil {
+			return fmt.Errorf("gpu.l1_tlb_entries: %w", err)
+		}
+		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, gpu.NewSMPorts(s.Sim, path, l1.Ports))
+		if err != nil {
+			return err
+		}
+		s.SMs = append(s.SMs, sm)
+		s.TLBs = append(s.TLBs, l1)
+		fills = append(fills, l1.Fill)
+	}
+	if layout.Pages > ptw.MaxPages {
+		return fmt.Errorf("run.scale = %g: workload %s spans %d MB of pages, more than the GMMU's page table holds (%d MB)",
+			cfg.Run.Scale, wl.Name(), layout.Pages>>8, ptw.MaxPages>>8)
+	}
+	s.GMMU, err = ptw.New(s.Sim, "gmmu", ptw.Config{
+		Walkers: cfg.GPU.Walkers, QueueDepth: cfg.GPU.WalkQueue, Levels: 1, LevelLatency: cfg.GPU.WalkCycles,
+		BaseVPN: layout.BaseVPN, Pages: layout.Pages,
+	}, ptw.NewPorts(s.Sim, "gmmu"))
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	if s.Arbiter, err = gpu.NewWalkArbiter(s.Sim, "walk_arbiter", gpu.WalkReqs(s.SMs), s.GMMU.Req); err != nil {
+		return err
+	}
+	var replays []*rtl.Decoupled[ptw.Walk]
+	for _, m := range s.SMs {
+		replays = append(replays, m.Replay)
+	}
+	s.Router = gpu.NewRouter(s.Sim, "router", gpu.NewRouterPorts(s.Sim, "router", s.GMMU.Resp, fills, replays))
+	return nil
+}
+
 // newCaches builds the cached data path of cfg.Cache over the SMs, watching
 // the GMMU's page-table writes for pages that leave GPU memory.
 func newCaches(s *System) (*gpu.Caches, error) {
@@ -236,7 +255,16 @@ func newCaches(s *System) (*gpu.Caches, error) {
 		L1Enabled:   c.L1,
 		DRAMLatency: uint64(cfg.Memory.LatencyCycles), SliceByteTime: cfg.TransferTime(cfg.Memory.BandwidthGBs / float64(c.L2Slices)),
 		InputDepth: 4, InvalidateDepth: 1 << 14, // 64 MB of unmapped pages waiting
-	}, s.SMs, s.GMMU.Update)
+	}, s.SMs, s.unmapPort())
+}
+
+// unmapPort is the page-table write port the caches watch for pages that
+// leave GPU memory.
+func (s *System) unmapPort() ptw.PTEPort[uint64] {
+	if s.Pages2M != nil {
+		return s.Pages2M.Unmap
+	}
+	return s.GMMU.Update
 }
 
 // LocalFrame is the GPU frame number of page i of frame-group pfgn.
@@ -299,6 +327,17 @@ type Result struct {
 	L1Misses           uint64 `json:"l1_misses"`
 	CacheInvalidations uint64 `json:"cache_invalidations"` // L2 lines dropped because their page left GPU memory
 	L2WriteBackBytes   uint64 `json:"l2_writeback_bytes"`
+
+	// The 2 MB page system (run.page_size = "2MB"); zero otherwise: range
+	// misses at each translation level, migration requests sent and
+	// misses merged into a pending one, bytes migrated, 2 MB frames taken.
+	L1RangeMisses     uint64 `json:"l1_range_misses"`
+	L2RangeMisses     uint64 `json:"l2_range_misses"`
+	PTRangeMisses     uint64 `json:"pt_range_misses"`
+	MigrationRequests uint64 `json:"migration_requests"`
+	MergedRequests    uint64 `json:"merged_requests"`
+	MigratedBytes     uint64 `json:"migrated_bytes"`
+	Frames2M          uint64 `json:"frames_2m"`
 
 	FootprintBytes  uint64 `json:"footprint_bytes"`
 	GPUMemoryBytes  uint64 `json:"gpu_memory_bytes"`
@@ -373,8 +412,10 @@ func (s *System) loop(p Policy) error {
 }
 
 func (s *System) blockErrors() error {
-	if err := s.GMMU.Err(); err != nil {
-		return err
+	if s.GMMU != nil {
+		if err := s.GMMU.Err(); err != nil {
+			return err
+		}
 	}
 	if s.Caches != nil {
 		return s.Caches.Err()
@@ -415,13 +456,18 @@ func (s *System) result(p Policy, wall float64) Result {
 	r := Result{
 		Workload: s.Workload.Name(), Policy: p.Name(), OversubPct: cfg.Run.OversubPct, Scale: cfg.Run.Scale, Seed: cfg.Run.Seed,
 		ClockMHz: cfg.GPU.ClockMHz, Cycles: s.Sim.Cycle(), WallSeconds: wall, EvaluatedCycles: s.Sim.Executed(),
-		Walks: s.GMMU.Stats().Walks, RemoteWalks: s.Router.RemoteSeen(), DRAMBytes: s.Memory.Bytes(),
+		DRAMBytes:       s.Memory.Bytes(),
 		FootprintBytes:  s.Workload.Footprint(),
 		GPUMemoryBytes:  uint64(s.Layout.GPUPages) << PageShift,
 		ManagedCapacity: uint64(s.Layout.ManagedPages) << PageShift,
 		GPUMemoryMB:     float64(uint64(s.Layout.GPUPages)<<PageShift) / (1 << 20),
 
 		ModelMemoryBytes: s.ModelMemoryBytes,
+	}
+	if s.Pages2M != nil {
+		s.Pages2M.result(&r)
+	} else {
+		r.Walks, r.RemoteWalks = s.GMMU.Stats().Walks, s.Router.RemoteSeen()
 	}
 	for _, m := range s.SMs {
 		st := m.Stats()

@@ -251,12 +251,12 @@ func New(name string, p Params) (Workload, error) {
 		}
 		return FromTraceFile(file)
 	}
-	gen, ok := generators[name]
+	gen, ok := generatorOf(name)
 	if !ok {
 		gen, ok = gritGenerators[name]
 	}
 	if !ok {
-		return nil, fmt.Errorf("workload: unknown name %q; valid names: %s", name, strings.Join(append(Names(), GRITNames()...), ", "))
+		return nil, fmt.Errorf("workload: unknown name %q; valid names: %s", name, strings.Join(append(append(Names(), ISPASSNames()...), GRITNames()...), ", "))
 	}
 	scale := p.Scale
 	if scale == 0 {

@@ -146,6 +146,13 @@ var docRuns = map[string]docRun{
 		[]string{"sweep", "--policies", "ideal", "--workloads", "ra,trace:{trace}", "--oversub", "100,150", "--scale", "0.01", "--jobs", "1", "--out", "{tmp}/sweep"}, exitOK},
 	"uvmsim sweep --workloads hotspot,ra --policies uvmmu --oversub 100,125,150 --scale 0.5 --out out/uvmmu-small": {
 		[]string{"sweep", "--workloads", "hotspot,ra", "--policies", "uvmmu", "--oversub", "100,125,150", "--scale", "0.01", "--jobs", "1", "--out", "{tmp}/sweep"}, exitOK},
+	"uvmsim run --preset gtx480 --workload ispass-cp --policy incomplete --set run.page_size=2MB --check": {
+		[]string{"run", "--preset", "gtx480", "--workload", "ispass-cp", "--policy", "incomplete", "--set", "run.page_size=2MB", "--scale", "0.25", "--check"}, exitOK},
+	"uvmsim experiment incomplete --out out/incomplete --jobs 2": experimentCheck("incomplete"),
+	"uvmsim experiment incomplete":                               experimentCheck("incomplete"),
+	"uvmsim experiment incomplete --workloads ispass-bfs,ispass-cp,ispass-lps,ispass-nn,ispass-nqu,ispass-ray": experimentCheck("incomplete",
+		"--workloads", "ispass-bfs,ispass-cp,ispass-lps,ispass-nn,ispass-nqu,ispass-ray"),
+	"uvmsim experiment incomplete --workloads all --scale 0.1": experimentCheck("incomplete", "--workloads", "all", "--scale", "0.1"),
 	// P and T stand for each fault-based policy and fault timing; one of the
 	// six sweeps runs here.
 	"uvmsim sweep --workloads bfs,nw,ra --policies um,uvmsmart,adaptive --oversub 125,150 --set P.fault_timing=T": {

@@ -118,7 +118,7 @@ func TestExperimentBadArguments(t *testing.T) {
 		want []string
 	}{
 		{[]string{"experiment"}, []string{"one NAME", "fig1", "validate"}},
-		{[]string{"experiment", "fig9"}, []string{`"fig9"`, "allowed: fig1, fig4, fig5, fig6, migration-latency, validate"}},
+		{[]string{"experiment", "fig9"}, []string{`"fig9"`, "allowed: fig1, fig4, fig5, fig6, migration-latency, incomplete, validate"}},
 		{[]string{"experiment", "fig1", "fig4"}, []string{"one NAME, got 2"}},
 		{[]string{"experiment", "fig1", "--jobs", "-3"}, []string{"--jobs", "allowed: 1 to"}},
 		{[]string{"experiment", "fig4", "--workloads", "ra,nope"}, []string{"--workloads", `"nope"`}},
