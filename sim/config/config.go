@@ -21,16 +21,17 @@ import (
 
 // Config is the whole system and run configuration.
 type Config struct {
-	Run      Run    `toml:"run"`
-	GPU      GPU    `toml:"gpu"`
-	Memory   Memory `toml:"memory"`
-	Cache    Cache  `toml:"cache"`
-	PCIe     PCIe   `toml:"pcie"`
-	UM       UM     `toml:"um"`
-	UVMSmart UM     `toml:"uvmsmart"`
-	Adaptive UM     `toml:"adaptive"`
-	UVMMU    UVMMU  `toml:"uvmmu"`
-	Check    Check  `toml:"check"`
+	Run      Run      `toml:"run"`
+	GPU      GPU      `toml:"gpu"`
+	Memory   Memory   `toml:"memory"`
+	Cache    Cache    `toml:"cache"`
+	PCIe     PCIe     `toml:"pcie"`
+	UM       UM       `toml:"um"`
+	UVMSmart UM       `toml:"uvmsmart"`
+	Adaptive UM       `toml:"adaptive"`
+	UVMMU    UVMMU    `toml:"uvmmu"`
+	MultiGPU MultiGPU `toml:"multigpu"`
+	Check    Check    `toml:"check"`
 }
 
 // Run selects the experiment: workload, policy, memory pressure and seed.
@@ -208,6 +209,41 @@ type UVMMU struct {
 	Eviction string `toml:"eviction" oneof:"random,seqlocal,nru,tree" doc:"swap-victim choice: random (the DA's LFSR, the paper's linear-random), seqlocal (LRU over 64 KB frame-groups), nru (referenced bits and a clock hand), tree (LRU over 2 MB frame-regions with tree-based neighbourhood)"`
 }
 
+// MultiGPU is the multi-GPU system of GRIT (SPEC 8, package sim/multigpu):
+// with gpus above one, a run builds that many GPUs of the [gpu], [memory]
+// and [cache] sections, linked by NVLink and to the host by PCIe ([pcie]),
+// under the multi-GPU placement scheme named here instead of run.policy.
+type MultiGPU struct {
+	GPUs   int    `toml:"gpus" min:"1" max:"16" doc:"GPUs; above 1 the run is the multi-GPU system of GRIT under multigpu.policy (1: the single-GPU system under run.policy)"`
+	Policy string `toml:"policy" oneof:"ot,first-touch,ideal,ac,dup" doc:"multi-GPU page placement scheme (sim/multigpu): on-touch migration, first-touch pinning, GRIT's ideal, access-counter migration, duplication"`
+	// GRIT Table I: "Configured to 70% of application's memory footprint".
+	MemoryPct       int     `toml:"memory_pct" min:"1" max:"1000" doc:"each GPU's memory as a percentage of the workload's footprint, in 4 KB pages (GRIT Table I: 70)"`
+	NVLinkGBs       float64 `toml:"nvlink_gbs" min:"1" max:"100000" doc:"bandwidth of each directed GPU-to-GPU NVLink in GB/s (10^9 bytes); the GPUs are fully connected"`
+	NVLinkLatency   int     `toml:"nvlink_latency_cycles" min:"0" max:"100000" doc:"cycles a remote line access or a page copy spends on NVLink besides its wire time"`
+	FaultLatencyUs  float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"host driver's handling time of one local or protection fault before it acts (GRIT gives none)"`
+	AccessThreshold int     `toml:"ac_threshold" min:"1" max:"65535" doc:"remote accesses of a GPU to a 64 KB group that migrate the page under ac (GRIT Table I: 256)"`
+}
+
+// multiGPUDefaults is GRIT Table I where it speaks, with the single-GPU
+// system (one GPU) as the default run.
+func multiGPUDefaults() MultiGPU {
+	return MultiGPU{
+		GPUs:      1,
+		Policy:    "ot",
+		MemoryPct: 70, // GRIT Table I
+		// GRIT Table I: 300 GB/s NVLink-v2, read as each directed link of
+		// a fully connected topology.
+		NVLinkGBs: 300,
+		// UVMSmart Table I's 200-cycle remote access; GRIT gives none.
+		NVLinkLatency: 200,
+		// GRIT gives no fault-handling time; 20 us sits inside the 20-50
+		// us the UVM papers measure and keeps the scheme sweep's faults
+		// from dwarfing its accesses (docs/grit.md sweeps it).
+		FaultLatencyUs:  20,
+		AccessThreshold: 256, // GRIT Table I
+	}
+}
+
 // Check holds run-time checking.
 type Check struct {
 	Invariants     bool   `toml:"invariants" doc:"check the SPEC 6.5 invariants every migration event"`
@@ -293,6 +329,7 @@ func Default() Config {
 			SetupCycles: 8,
 			Eviction:    "random", // UVMMU Section IV-D: the LFSR victim picker
 		},
+		MultiGPU: multiGPUDefaults(),
 		Check: Check{
 			// 150 far faults' worth of 45 us: a run that neither retires an
 			// instruction nor moves a page that long is stuck.
