@@ -191,7 +191,9 @@ func (pn *planner) own(pl *plan, f Fault, s pte.Scheme, shared, invalidate bool)
 	vpn := pn.baseVPN + uint64(i)
 	mask := uint16(0)
 	if invalidate {
-		mask = (p.Holders | p.Mapped) &^ (1 << g)
+		// Every other GPU with a copy or a mapping, and the requester's
+		// own remote mapping (a promotion): its TLBs hold remote entries.
+		mask = (p.Holders|p.Mapped)&^(1<<g) | p.Mapped&(1<<g)
 	}
 	if mask != 0 {
 		var o op
@@ -220,7 +222,7 @@ func (pn *planner) own(pl *plan, f Fault, s pte.Scheme, shared, invalidate bool)
 	for m := mask & p.Holders; m != 0; m &= m - 1 {
 		t.drop(i, bits.TrailingZeros16(m))
 	}
-	p.Holders &^= mask
+	p.Holders &^= mask &^ (1 << g)
 	p.Mapped &^= mask
 	p.Mapped &^= 1 << g
 	if !shared {
