@@ -128,7 +128,7 @@ var docRuns = map[string]docRun{
 	"uvmsim run --json /nonexistent/dir/x.json":                           {[]string{"run", "--workload", "ra", "--scale", "0.01", "--json", "/nonexistent/dir/x.json"}, exitUsage},
 	"uvmsim area [--liberty FILE] [--json FILE]":                          {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
 	"uvmsim suv-analyze":                                                  {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
-	"uvmsim grit-characterize":                                            {[]string{"grit-characterize", "--scale", "0.01", "--csv", "{tmp}/grit.csv"}, exitOK},
+	"uvmsim grit-characterize":                                            {[]string{"grit-characterize", "--scale", "0.01", "--out", "{tmp}/grit"}, exitOK},
 	"uvmsim COMMAND --help":                                               {[]string{"run", "--help"}, exitOK},
 	"uvmsim run --workload sssp --scale 10000":                            {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
 	"uvmsim run --workload sssp --scale 10000 --set run.max_memory_gb=16": {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},

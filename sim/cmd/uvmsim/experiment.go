@@ -18,6 +18,9 @@ import (
 // each run's result as it finishes (resuming from those already stored),
 // and writes its results, tables and plots.
 func experimentCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == experiment.GritSchemesName || args[0] == experiment.GritCharacterizeName) {
+		return gritExperimentCmd(args[0], args[1:], stdout, stderr)
+	}
 	var (
 		b     batchFlags
 		quick bool

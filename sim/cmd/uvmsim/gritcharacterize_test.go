@@ -12,13 +12,13 @@ import (
 )
 
 func TestGritCharacterizeWritesTableAndCSV(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "c.csv")
+	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	code := Main([]string{"grit-characterize", "--workloads", "grit-fir,grit-gemm", "--scale", "0.01", "--sms", "2", "--allocs", "--csv", out}, &stdout, &stderr)
+	code := Main([]string{"grit-characterize", "--workloads", "grit-fir,grit-gemm", "--scale", "0.01", "--sms", "2", "--allocs", "--out", dir}, &stdout, &stderr)
 	require.Equal(t, exitOK, code, stderr.String())
 	assert.Contains(t, stdout.String(), "grit-fir")
 	assert.Contains(t, stdout.String(), "private%")
-	f, err := os.Open(out)
+	f, err := os.Open(filepath.Join(dir, "grit-characterize.csv"))
 	require.NoError(t, err)
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
@@ -37,9 +37,20 @@ func TestGritCharacterizeRejectsBadInput(t *testing.T) {
 		{"--scale", "-1"},
 	} {
 		var stdout, stderr bytes.Buffer
-		code := Main(append([]string{"grit-characterize", "--csv", filepath.Join(dir, "x.csv")}, args...), &stdout, &stderr)
+		code := Main(append([]string{"grit-characterize", "--out", dir}, args...), &stdout, &stderr)
 		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr.String())
 	}
+}
+
+// Without --out the command prints its table and writes no file.
+func TestGritCharacterizeWritesNothingUnasked(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, exitOK, Main([]string{"grit-characterize", "--workloads", "grit-gemm", "--scale", "0.01", "--sms", "2"}, &stdout, &stderr), stderr.String())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
 }
 
 func TestGritCharacterizeHelpExitsZero(t *testing.T) {
