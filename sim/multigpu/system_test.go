@@ -1,32 +1,65 @@
 package multigpu
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/workload"
 )
 
-func gritConfig(t *testing.T, policy, wl string, scale float64) *config.Config {
+// smallGRIT is the grit preset on 4 GPUs of 2 SMs of 8 warps, so that a
+// small input spreads over every GPU, with the invariants checked.
+func smallGRIT(t *testing.T, policy, wl string, scale float64) *config.Config {
 	cfg := config.Default()
 	require.NoError(t, cfg.ApplyPreset("grit"))
 	cfg.MultiGPU.Policy = policy
-	cfg.Run.Workload = wl
-	cfg.Run.Scale = scale
+	cfg.GPU.SMs, cfg.GPU.WarpsPerSM = 2, 8
+	cfg.Run.Workload, cfg.Run.Scale = wl, scale
 	cfg.Check.Invariants = true
 	return &cfg
 }
 
+// GRIT's workloads under the schemes, the invariants checked every 4,096
+// cycles and at the end: the blocks spread over the GPUs, and what the
+// schemes do shows in their counts. Every scheme runs the random (BFS),
+// scatter-gather (GEMM) and adjacent (ST) patterns; the other workloads run
+// under on-touch and duplication, the schemes with the most page movement.
 func TestWorkloadsRunUnderEveryPolicy(t *testing.T) {
-	for _, pol := range Names() {
-		for _, wl := range []string{"grit-gemm", "grit-st"} {
-			t.Run(pol+"/"+wl, func(t *testing.T) {
-				s, err := New(gritConfig(t, pol, wl, 0.02))
+	for _, wl := range workload.GRITNames() {
+		for _, pol := range Names() {
+			if !slices.Contains([]string{"grit-bfs", "grit-gemm", "grit-st"}, wl) && pol != "ot" && pol != "dup" {
+				continue
+			}
+			t.Run(wl+"/"+pol, func(t *testing.T) {
+				t.Parallel()
+				s, err := New(smallGRIT(t, pol, wl, 0.005))
 				require.NoError(t, err)
 				r, err := s.Run()
 				require.NoError(t, err)
-				t.Logf("%s %s: %d cycles, total %+v", pol, wl, r.Cycles, r.Total)
+				require.NoError(t, s.Check())
+				tot := r.Total
+				active := 0
+				for _, g := range r.PerGPU {
+					if g.WarpInstr > 0 {
+						active++
+					}
+				}
+				assert.Greater(t, active, 1, "the blocks spread over the GPUs")
+				assert.Positive(t, tot.LocalFaults)
+				switch pol {
+				case "ot":
+					assert.Zero(t, tot.RemoteAccesses+tot.ReplicasMade+tot.Promotions)
+				case "first-touch":
+					assert.Zero(t, tot.ReplicasMade+tot.Promotions)
+				case "dup":
+					assert.Zero(t, tot.RemoteAccesses+tot.Promotions)
+				case "ideal":
+					assert.Zero(t, tot.RemoteAccesses+tot.Invalidations+tot.Evictions)
+				}
 			})
 		}
 	}

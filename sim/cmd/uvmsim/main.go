@@ -161,8 +161,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 // signals.
 type configFlags struct {
 	workload, traceFile, policy, oversub, scale, seed, configFile, preset, gpus string
-	sets                                                                  []string
-	check                                                                 bool
+	sets                                                                        []string
+	check                                                                       bool
 }
 
 // add declares the flags on fs. The run.* flags are strings applied with
