@@ -31,6 +31,7 @@ type Config struct {
 	Adaptive UM       `toml:"adaptive"`
 	UVMMU    UVMMU    `toml:"uvmmu"`
 	MultiGPU MultiGPU `toml:"multigpu"`
+	Grit     Grit     `toml:"grit"`
 	Check    Check    `toml:"check"`
 }
 
@@ -215,13 +216,22 @@ type UVMMU struct {
 // under the multi-GPU placement scheme named here instead of run.policy.
 type MultiGPU struct {
 	GPUs   int    `toml:"gpus" min:"1" max:"16" doc:"GPUs; above 1 the run is the multi-GPU system of GRIT under multigpu.policy (1: the single-GPU system under run.policy)"`
-	Policy string `toml:"policy" oneof:"ot,first-touch,ideal,ac,dup" doc:"multi-GPU page placement scheme (sim/multigpu): on-touch migration, first-touch pinning, GRIT's ideal, access-counter migration, duplication"`
+	Policy string `toml:"policy" oneof:"ot,first-touch,ideal,ac,dup,grit" doc:"multi-GPU page placement scheme (sim/multigpu): on-touch migration, first-touch pinning, GRIT's ideal, access-counter migration, duplication, GRIT (per-page scheme, [grit] section)"`
 	// GRIT Table I: "Configured to 70% of application's memory footprint".
 	MemoryPct       int     `toml:"memory_pct" min:"1" max:"1000" doc:"each GPU's memory as a percentage of the workload's footprint, in 4 KB pages (GRIT Table I: 70)"`
 	NVLinkGBs       float64 `toml:"nvlink_gbs" min:"1" max:"100000" doc:"bandwidth of each directed GPU-to-GPU NVLink in GB/s (10^9 bytes); the GPUs are fully connected"`
 	NVLinkLatency   int     `toml:"nvlink_latency_cycles" min:"0" max:"100000" doc:"cycles a remote line access or a page copy spends on NVLink besides its wire time"`
 	FaultLatencyUs  float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"host driver's handling time of one local or protection fault before it acts (GRIT gives none)"`
 	AccessThreshold int     `toml:"ac_threshold" min:"1" max:"65535" doc:"remote accesses of a GPU to a 64 KB group that migrate the page under ac (GRIT Table I: 256)"`
+}
+
+// Grit is GRIT's per-page placement (package sim/grit) under
+// multigpu.policy = grit: the Fault-Aware Initiator's threshold and the
+// switches of GRIT Fig. 20's ablation.
+type Grit struct {
+	Threshold  int  `toml:"threshold" min:"1" max:"16" doc:"faults (local and protection) on a page that interrupt the driver to decide its scheme (GRIT V-B: 4; Fig. 21 studies 2, 4, 8, 16)"`
+	PACache    bool `toml:"pa_cache" doc:"the 64-entry 4-way PA-Cache in front of the PA-Table (false: GRIT Fig. 20's PA-Table only, every fault reads and writes its record in host memory)"`
+	Prediction bool `toml:"prediction" doc:"the Neighboring-Aware Prediction after each scheme change (GRIT V-D)"`
 }
 
 // multiGPUDefaults is GRIT Table I where it speaks, with the single-GPU
@@ -330,6 +340,7 @@ func Default() Config {
 			Eviction:    "random", // UVMMU Section IV-D: the LFSR victim picker
 		},
 		MultiGPU: multiGPUDefaults(),
+		Grit:     Grit{Threshold: 4, PACache: true, Prediction: true}, // GRIT Sections V-B..V-D
 		Check: Check{
 			// 150 far faults' worth of 45 us: a run that neither retires an
 			// instruction nor moves a page that long is stuck.

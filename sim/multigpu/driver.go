@@ -348,6 +348,9 @@ func (d *Driver) take(g int, w ptw.Walk, promo bool, now uint64) bool {
 	}
 	s := d.policy.Decider.Decide(f, p, now)
 	d.planner.build(&d.cur, f, s)
+	if st, ok := d.policy.Decider.(Staller); ok && d.cur.n > 0 && d.cur.ops[0].kind == opWait {
+		d.cur.ops[0].stall = st.Stall()
+	}
 	st := &d.stats[g]
 	switch f.Kind {
 	case LocalFault:
@@ -381,7 +384,7 @@ func (d *Driver) advance(now uint64, answer bool) (busy bool, wake uint64, answe
 	case opWait, opCopy:
 		if !d.started.Q() {
 			d.started.Set(true)
-			end := now + d.cfg.FaultCycles
+			end := now + d.cfg.FaultCycles + o.stall
 			if o.kind == opCopy {
 				end = d.copyDone(o, now)
 			}

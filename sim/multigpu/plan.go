@@ -35,6 +35,9 @@ type op struct {
 	vpn      uint64
 	pte      [MaxGPUs]pte.PTE
 	src, dst int8
+	// stall lengthens an opWait by the cycles the fault waited for the
+	// Decider (Staller).
+	stall uint64
 }
 
 // maxOps bounds a plan: a victim's eviction (write, shoot, copy) and the

@@ -76,10 +76,13 @@ type Policy struct {
 	// Counters enables the GPUs' access counters (access-counter
 	// migration).
 	Counters bool
+	// Grit: the Decider is GRIT's (GritDecider), built by the system over
+	// its centralized table.
+	Grit bool
 }
 
 // Names lists the multi-GPU policies in the order uvmsim list shows them.
-func Names() []string { return []string{"ot", "first-touch", "ideal", "ac", "dup"} }
+func Names() []string { return []string{"ot", "first-touch", "ideal", "ac", "dup", GritPolicy} }
 
 // Describe is a one-line summary of each multi-GPU policy.
 var Describe = map[string]string{
@@ -88,6 +91,7 @@ var Describe = map[string]string{
 	"ideal":       "GRIT's ideal: only a page's first, cold fault costs; every later access is local and writes cost nothing (GRIT I)",
 	"ac":          "access-counter migration: remote mapping first, remote accesses counted per 64 KB group, migration at the threshold after an invalidation broadcast (GRIT II-B2)",
 	"dup":         "duplication: a read fault makes a read-only replica, a store's protection fault collapses every other replica (GRIT II-B3)",
+	GritPolicy:    "GRIT: every page starts on-touch; at grit.threshold faults the driver decides duplication (read only) or access-counter (written) and predicts the page's neighbours (GRIT V)",
 }
 
 // NewPolicy builds the named multi-GPU policy.
@@ -103,6 +107,8 @@ func NewPolicy(name string) (Policy, error) {
 		return Policy{Name: name, Decider: Uniform(pte.SchemeAccessCounter), Counters: true}, nil
 	case "dup":
 		return Policy{Name: name, Decider: Uniform(pte.SchemeDuplication)}, nil
+	case GritPolicy:
+		return Policy{Name: name, Counters: true, Grit: true}, nil
 	}
 	return Policy{}, fmt.Errorf("multigpu.policy: unknown multi-GPU policy %q; allowed: %s", name, strings.Join(Names(), ", "))
 }

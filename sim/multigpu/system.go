@@ -128,6 +128,12 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 	s.Dispatcher = NewDispatcher(s.Sim, "dispatcher", s.Phases, dp, cfg.GPU.SMs, cfg.Cycles(cfg.GPU.KernelLaunchUs))
 	ports.Host, ports.HostDone = dp.Host, dp.HostDone
 	table := NewTable(n, layout.Pages, s.FramesPerGPU)
+	if pol.Grit {
+		if pol.Decider, err = NewGritDecider(GritConfig(cfg), table, layout.BaseVPN, hostWalk(cfg)); err != nil {
+			return nil, err
+		}
+		s.Policy = pol
+	}
 	s.Driver, err = NewDriver(s.Sim, "host.driver", DriverConfig{
 		GPUs: n, BaseVPN: layout.BaseVPN,
 		FaultCycles:    cfg.Cycles(cfg.MultiGPU.FaultLatencyUs),
@@ -249,6 +255,7 @@ type Result struct {
 
 	Total  GPUResult   `json:"total"`
 	PerGPU []GPUResult `json:"per_gpu"`
+	Grit   *GritResult `json:"grit,omitempty"` // policy grit only
 }
 
 // WallFields are the Result fields that depend on the host machine.
@@ -260,6 +267,9 @@ func (s *System) Run() (Result, error) {
 	s.Sim.Reset()
 	if err := s.loop(); err != nil {
 		return Result{}, err
+	}
+	if g, ok := s.Policy.Decider.(*GritDecider); ok && g.Err() != nil {
+		return Result{}, g.Err()
 	}
 	return s.result(time.Since(start).Seconds()), nil
 }
@@ -368,6 +378,9 @@ func (s *System) result(wall float64) Result {
 		t.PCIeH2DBytes += st.PCIeH2DBytes
 		t.PCIeD2HBytes += st.PCIeD2HBytes
 		t.FastAnswers += st.FastAnswers
+	}
+	if g, ok := s.Policy.Decider.(*GritDecider); ok {
+		r.Grit = g.Result()
 	}
 	return r
 }
