@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,9 @@ import (
 func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == experiment.GritSchemesName || args[0] == experiment.GritCharacterizeName) {
 		return gritExperimentCmd(args[0], args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && slices.Contains(experiment.GritStudyNames, args[0]) {
+		return gritStudyCmd(args[0], args[1:], stdout, stderr)
 	}
 	var (
 		b     batchFlags
