@@ -133,6 +133,8 @@ var docRuns = map[string]docRun{
 		[]string{"run", "--preset", "grit", "--workload", "grit-st", "--policy", "ac", "--gpus", "4", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--json", "{tmp}/m.json", "--check"}, exitOK},
 	"uvmsim experiment grit-schemes [--workloads LIST] [--schemes ot,ac,dup] [--scale F] [--jobs N] [--out DIR]": {
 		[]string{"experiment", "grit-schemes", "--workloads", "grit-gemm", "--schemes", "ot,ac,dup", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "1", "--out", "{tmp}/gs"}, exitOK},
+	"uvmsim experiment grit [--workloads LIST] [--gpus N] [--scale F] [--jobs N] [--runs DIR] [--out DIR]": {
+		[]string{"experiment", "grit", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "1", "--runs", "{tmp}/gr", "--out", "{tmp}/g"}, exitOK},
 	"uvmsim experiment grit-characterize [--scale F] [--out DIR]": {
 		[]string{"experiment", "grit-characterize", "--workloads", "grit-gemm", "--scale", "0.01", "--out", "{tmp}/gc"}, exitOK},
 	"uvmsim COMMAND --help":                                               {[]string{"run", "--help"}, exitOK},
