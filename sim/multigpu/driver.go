@@ -192,6 +192,12 @@ func (d *Driver) Drive() {
 			u.Bits.Set(cur.vpn)
 			u.PTE.Set(cur.pte[g])
 		}
+		// The shootdown wires change only during a shootdown step: its
+		// requests are all taken before its last acknowledgement, so they
+		// are low again when it ends.
+		if cur == nil || cur.kind != opShoot || cur.mask>>g&1 == 0 {
+			continue
+		}
 		pending := d.inval.At(g).Q()
 		for k, p := range d.Inval[g] {
 			p.Valid.Set(pending>>k&1 != 0)
@@ -261,12 +267,18 @@ func (d *Driver) Eval() {
 		if ppush || ppop {
 			d.promos[g].Update(ppush, pw, 0, ppop)
 		}
-		if left := int(d.faults[g].Len()+d.promos[g].Len()) + b2i(push) + b2i(ppush) - b2i(pop) - b2i(ppop); left > 0 {
+		faults := int(d.faults[g].Len()) + b2i(push) - b2i(pop)
+		promos := int(d.promos[g].Len()) + b2i(ppush) - b2i(ppop)
+		if faults+promos > 0 {
 			waiting = true
 		}
-		// An offered walk or promotion keeps the driver awake: the next
-		// one may carry the same bits and wake nothing.
-		stay = stay || fast || d.Remote[g].Valid.Get() || (d.Promote != nil && d.Promote[g] != nil && d.Promote[g].Valid.Get())
+		// A walk or promotion offered while the driver will take it keeps
+		// the driver awake: the next one may carry the same bits and wake
+		// nothing. One it cannot take waits for Ready, which only the
+		// driver raises.
+		takesWalk := !fast && faults < int(d.faults[g].Depth())
+		takesPromo := d.Promote != nil && d.Promote[g] != nil && promos < int(d.promos[g].Depth())
+		stay = stay || fast || d.Remote[g].Valid.Get() && takesWalk || takesPromo && d.Promote[g].Valid.Get()
 	}
 	if fastMask != d.fast.Q() {
 		d.fast.Set(fastMask)

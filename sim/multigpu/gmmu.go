@@ -143,9 +143,12 @@ func (c *Counters) Eval() {
 		if !r.Valid.Get() {
 			continue
 		}
-		seen = true
 		res := r.Bits.Get()
-		if !r.Ready.Get() || res.Status != tlb.Hit {
+		if !r.Ready.Get() {
+			continue // Ready rising wakes the tap
+		}
+		seen = true
+		if res.Status != tlb.Hit {
 			continue
 		}
 		if !r.PTE.Get().IsRemote() {
@@ -189,7 +192,9 @@ func (c *Counters) Eval() {
 		c.remote.Set(c.remote.Q() + remote)
 	}
 	if seen {
-		c.Now() // a response with the same bits next cycle wakes nothing
+		// A response taken this cycle may be followed by one with the
+		// same bits, which wakes nothing: look again next cycle.
+		c.Now()
 	}
 }
 

@@ -241,13 +241,16 @@ type GPUResult struct {
 
 // Result is a multi-GPU run's outcome: totals and per-GPU counts.
 type Result struct {
-	Workload           string  `json:"workload"`
-	Policy             string  `json:"policy"`
-	GPUs               int     `json:"gpus"`
-	Scale              float64 `json:"scale"`
-	Seed               uint64  `json:"seed"`
-	ClockMHz           int     `json:"clock_mhz"`
-	Cycles             uint64  `json:"cycles"`
+	Workload string  `json:"workload"`
+	Policy   string  `json:"policy"`
+	GPUs     int     `json:"gpus"`
+	Scale    float64 `json:"scale"`
+	Seed     uint64  `json:"seed"`
+	ClockMHz int     `json:"clock_mhz"`
+	Cycles   uint64  `json:"cycles"`
+	// EvaluatedCycles are the cycles the simulator evaluated; the others
+	// it skipped, every block asleep.
+	EvaluatedCycles    uint64  `json:"evaluated_cycles"`
 	WallSeconds        float64 `json:"wall_seconds"`
 	SimCyclesPerSecond float64 `json:"sim_cycles_per_second"`
 	FootprintBytes     uint64  `json:"footprint_bytes"`
@@ -347,7 +350,7 @@ func (s *System) watchdogError(since uint64) error {
 func (s *System) result(wall float64) Result {
 	cfg := s.Cfg
 	r := Result{Workload: s.Workload.Name(), Policy: s.Policy.Name, GPUs: len(s.GPUs), Scale: cfg.Run.Scale, Seed: cfg.Run.Seed,
-		ClockMHz: cfg.GPU.ClockMHz, Cycles: s.Sim.Cycle(), WallSeconds: wall,
+		ClockMHz: cfg.GPU.ClockMHz, Cycles: s.Sim.Cycle(), EvaluatedCycles: s.Sim.Executed(), WallSeconds: wall,
 		FootprintBytes: s.Workload.Footprint(), GPUMemoryBytes: uint64(s.FramesPerGPU) << gpu.PageShift}
 	if wall > 0 {
 		r.SimCyclesPerSecond = float64(r.Cycles) / wall

@@ -474,6 +474,10 @@ func listCmd(args []string, stdout, stderr io.Writer) error {
 	for _, n := range policy.Names() {
 		fmt.Fprintf(stdout, "  %-10s %s\n", n, policy.Describe[n])
 	}
+	fmt.Fprintln(stdout, "multi-GPU policies (--gpus N above 1, or multigpu.policy):")
+	for _, n := range multigpu.Names() {
+		fmt.Fprintf(stdout, "  %-11s %s\n", n, multigpu.Describe[n])
+	}
 	fmt.Fprintln(stdout, "presets (--preset NAME, or run.preset; the keys each one sets):")
 	for _, p := range config.Presets() {
 		fmt.Fprintf(stdout, "  %-10s %s\n", p.Name, p.Doc)

@@ -81,7 +81,7 @@ func runMultiGPU(cfg *config.Config, f *runFlags, fs *pflag.FlagSet, stdout io.W
 func printMultiGPU(w io.Writer, r *multigpu.Result) {
 	fmt.Fprintf(w, "workload %s, multi-GPU policy %s, %d GPUs, scale %g, seed %d\n", r.Workload, r.Policy, r.GPUs, r.Scale, r.Seed)
 	fmt.Fprintf(w, "  footprint          %10.1f MB; GPU memory %.1f MB per GPU\n", mb(r.FootprintBytes), mb(r.GPUMemoryBytes))
-	fmt.Fprintf(w, "  simulated cycles   %14d  (%.1f us at %d MHz)\n", r.Cycles, float64(r.Cycles)/float64(r.ClockMHz), r.ClockMHz)
+	fmt.Fprintf(w, "  simulated cycles   %14d  (%.1f us at %d MHz; %d evaluated, the rest skipped idle)\n", r.Cycles, float64(r.Cycles)/float64(r.ClockMHz), r.ClockMHz, r.EvaluatedCycles)
 	fmt.Fprintf(w, "  wall time          %14.2f s  (%.3g simulated cycles/s)\n", r.WallSeconds, r.SimCyclesPerSecond)
 	fmt.Fprintf(w, "  %-5s %12s %10s %10s %8s %8s %9s %8s %8s %8s %8s %12s %12s %12s\n",
 		"gpu", "warp instr", "local acc", "remote acc", "faults", "protect", "promote", "migrate", "replicas", "collapse", "invalid", "NVLink B", "PCIe H2D B", "PCIe D2H B")
