@@ -37,7 +37,9 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 		for _, e := range experiment.Experiments() {
 			fmt.Fprintf(stderr, "  %-18s %s\n", e.Name, e.Title)
 		}
-		fmt.Fprintf(stderr, "  %-18s every run of the above, and the validation table (validation.md)\nflags:\n%s", experiment.ValidateName, fs.FlagUsages())
+		fmt.Fprintf(stderr, "  %-18s every run of the above, and the validation table (validation.md)\n", experiment.ValidateName)
+		fmt.Fprintf(stderr, "  %-18s the uniform multi-GPU schemes on GRIT's workloads (GRIT Fig. 1; own flags: uvmsim experiment %s --help)\n", experiment.GritSchemesName, experiment.GritSchemesName)
+		fmt.Fprintf(stderr, "  %-18s GRIT Fig. 4's page sharing of GRIT's workloads (own flags)\nflags:\n%s", experiment.GritCharacterizeName, fs.FlagUsages())
 	}
 	b.register(fs, "all", "output directory (default out/NAME): runs/ (one result per run), results.csv, results.json, tables and figures")
 	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g (--workloads and --scale win)", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/experiment"
+	"github.com/uvmmu/uvmmu/sim/multigpu"
 	"github.com/uvmmu/uvmmu/sim/workload"
 	"github.com/uvmmu/uvmmu/sim/workload/characterize"
 )
@@ -55,6 +56,14 @@ func gritExperimentCmd(name string, args []string, stdout, stderr io.Writer) err
 			if !slices.Contains(workload.GRITNames(), n) {
 				return usage("--workloads: %q is not one of GRIT's workloads (%s)", n, strings.Join(workload.GRITNames(), ", "))
 			}
+		}
+	}
+	if len(schemes) == 0 {
+		return usage("--schemes: name at least one scheme (%s)", strings.Join(multigpu.Names(), ", "))
+	}
+	for _, sc := range schemes {
+		if !slices.Contains(multigpu.Names(), sc) {
+			return usage("--schemes: %q is not a multi-GPU scheme; allowed: %s", sc, strings.Join(multigpu.Names(), ", "))
 		}
 	}
 	cfg := config.Default()
