@@ -23,34 +23,58 @@ type PACache struct {
 	ports pacache.Ports
 	cfg   pacache.Config
 	table *pacache.Table
+	want  []uint64 // the PA-Table's outputs, checked against the inputs
 }
 
-// Indexes of grit_pa_cache's inputs and outputs in the order of
-// PACache.Ports.
-const (
-	pacInRst = iota
-	pacInReqValid
-	pacInReqVPN
-	pacInReqWrite
-	pacInTblReqReady
-	pacInTblRespValid
-	pacInTblRespFound
-	pacInTblRespRW
-	pacInTblRespCount
+// pacPort is a port's index among grit_pa_cache's inputs (rst first) or
+// among its outputs, in pacache.PortList's order: the layout of the vectors
+// cosimPorts describes.
+func pacPort(name string) int {
+	in, out := 1, 0
+	for _, p := range pacache.PortList {
+		if p.Name == name {
+			if p.Out {
+				return out
+			}
+			return in
+		}
+		if p.Out {
+			out++
+		} else {
+			in++
+		}
+	}
+	panic("grit_pa_cache has no port " + name)
+}
+
+// Vector positions of grit_pa_cache's ports.
+var (
+	pacInReqValid     = pacPort(pacache.PortReqValid)
+	pacInReqVPN       = pacPort(pacache.PortReqVPN)
+	pacInReqWrite     = pacPort(pacache.PortReqWrite)
+	pacInTblReqReady  = pacPort(pacache.PortTblReqReady)
+	pacInTblRespValid = pacPort(pacache.PortTblRespValid)
+	pacInTblRespFound = pacPort(pacache.PortTblRespFound)
+	pacInTblRespRW    = pacPort(pacache.PortTblRespRW)
+	pacInTblRespCount = pacPort(pacache.PortTblRespCount)
+
+	pacOutReqReady    = pacPort(pacache.PortReqReady)
+	pacOutRespValid   = pacPort(pacache.PortRespValid)
+	pacOutRespTrigger = pacPort(pacache.PortRespTrigger)
+	pacOutRespWrite   = pacPort(pacache.PortRespWrite)
+	pacOutRespCount   = pacPort(pacache.PortRespCount)
+	pacOutTblReqValid = pacPort(pacache.PortTblReqValid)
+	pacOutTblReqOp    = pacPort(pacache.PortTblReqOp)
+	pacOutTblReqVPN   = pacPort(pacache.PortTblReqVPN)
+	pacOutTblReqRW    = pacPort(pacache.PortTblReqRW)
+	pacOutTblReqCount = pacPort(pacache.PortTblReqCount)
 )
 
-const (
-	pacOutReqReady = iota
-	pacOutRespValid
-	pacOutRespTrigger
-	pacOutRespWrite
-	pacOutRespCount
-	pacOutTblReqValid
-	pacOutTblReqOp
-	pacOutTblReqVPN
-	pacOutTblReqRW
-	pacOutTblReqCount
-)
+// pacInRst is rst's position, the first input.
+const pacInRst = 0
+
+// pacTableInputs are the module inputs the PA-Table drives.
+var pacTableInputs = []int{pacInTblReqReady, pacInTblRespValid, pacInTblRespFound, pacInTblRespRW, pacInTblRespCount}
 
 // NewPACache builds the Go PA-Cache and PA-Table in a checked simulator.
 func NewPACache(cfg pacache.Config, tcfg pacache.TableConfig) (*PACache, error) {
@@ -82,7 +106,7 @@ func (d *PACache) Ports() []cosim.Port {
 // Outputs shows the cache's outputs.
 func (d *PACache) Outputs(out []uint64) {
 	p := d.ports
-	r, t := p.Resp.Bits.Get(), p.TblReq.Bits.Get()
+	r, t := p.Resp.Get(), p.TblReq.Get()
 	out[pacOutReqReady] = b2u(p.Req.Ready.Get())
 	out[pacOutRespValid] = b2u(p.Resp.Valid.Get())
 	out[pacOutRespTrigger] = b2u(r.Trigger)
@@ -99,7 +123,7 @@ func (d *PACache) Outputs(out []uint64) {
 // module's inputs.
 func (d *PACache) tableOutputs(in []uint64) {
 	p := d.ports
-	a := p.TblResp.Bits.Get()
+	a := p.TblResp.Get()
 	in[pacInTblReqReady] = b2u(p.TblReq.Ready.Get())
 	in[pacInTblRespValid] = b2u(p.TblResp.Valid.Get())
 	in[pacInTblRespFound] = b2u(a.Found)
@@ -114,16 +138,19 @@ func (d *PACache) Clock(in []uint64) error {
 		d.sim.Reset()
 		return nil
 	}
-	var want [pacInTblRespCount + 1]uint64
-	d.tableOutputs(want[:])
-	for i := pacInTblReqReady; i <= pacInTblRespCount; i++ {
+	if len(d.want) != len(in) {
+		d.want = make([]uint64, len(in))
+	}
+	want := d.want
+	d.tableOutputs(want)
+	for _, i := range pacTableInputs {
 		if in[i] != want[i] {
 			return fmt.Errorf("input %d is %d but the PA-Table drives %d", i, in[i], want[i])
 		}
 	}
 	p := d.ports
 	p.Req.Valid.Set(in[pacInReqValid] == 1)
-	p.Req.Bits.Set(pacache.Request{VPN: in[pacInReqVPN], Write: in[pacInReqWrite] == 1})
+	p.Req.Set(pacache.Request{VPN: in[pacInReqVPN], Write: in[pacInReqWrite] == 1})
 	return d.sim.Step()
 }
 
@@ -198,6 +225,30 @@ func TestCosimPACache(t *testing.T) {
 			cosim.Run(t, cosim.Case{
 				Top: "grit_pa_cache", Sources: []cosim.Source{src}, Params: overrides(t, "grit_pa_cache", tc.values), DUT: dut,
 				Stim: PACacheStimulus(dut, 5), Cycles: cosim.Cycles(t, tc.cycles), Simulators: tc.simulators(),
+			})
+			require.Positive(t, dut.table.WriteBacks, "the stimulus must evict dirty lines")
+			require.Positive(t, dut.table.Deletes, "the stimulus must reach the threshold")
+		})
+	}
+}
+
+// TestCosimPACacheThresholds co-simulates grit_pa_cache at the thresholds
+// of GRIT's study (Section VI-B1, Fig. 21: 2, 4, 8, 16) with GRIT's
+// geometry (64 entries, 4-way, 45-bit VPN; Section V-C), in Icarus and
+// Verilator, a user's instantiation at each point linted first. The
+// counter and count ports are CNT_W and RESP_W wide at each (SPEC 8.3:
+// 1/2, 2/3, 3/4 and 4/5 bits).
+func TestCosimPACacheThresholds(t *testing.T) {
+	for _, threshold := range []uint64{2, 4, 8, 16} {
+		t.Run(fmt.Sprintf("threshold%d", threshold), func(t *testing.T) {
+			values := gen.Values{"SETS": 16, "WAYS": 4, "VPN_BITS": 45, "THRESHOLD": threshold}
+			src := emit(t, "grit_pa_cache", values)
+			cfg := pacache.Config{Sets: 16, Ways: 4, VPNBits: 45, Threshold: int(threshold)}
+			dut, err := NewPACache(cfg, pacache.TableConfig{Latency: 4, StallSeed: 0x5a5a})
+			require.NoError(t, err)
+			cosim.Run(t, cosim.Case{
+				Top: "grit_pa_cache", Sources: []cosim.Source{src}, Params: overrides(t, "grit_pa_cache", values), DUT: dut,
+				Stim: PACacheStimulus(dut, threshold), Cycles: cosim.Cycles(t, sweepCycles), Simulators: cosim.Simulators,
 			})
 			require.Positive(t, dut.table.WriteBacks, "the stimulus must evict dirty lines")
 			require.Positive(t, dut.table.Deletes, "the stimulus must reach the threshold")

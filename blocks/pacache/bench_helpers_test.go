@@ -60,20 +60,20 @@ func (b *bench) step() {
 	p, now := b.ports, b.sim.Cycle()
 	p.Req.Valid.Set(len(b.pending) > 0)
 	if len(b.pending) > 0 {
-		p.Req.Bits.Set(b.pending[0])
+		p.Req.Set(b.pending[0])
 	}
 	if p.Req.Valid.Get() && p.Req.Ready.Get() {
 		b.events = append(b.events, event{Cycle: now, Kind: evAccept, Req: b.pending[0]})
 		b.pending = b.pending[1:]
 	}
 	if p.Resp.Valid.Get() {
-		b.events = append(b.events, event{Cycle: now, Kind: evResp, Resp: p.Resp.Bits.Get()})
+		b.events = append(b.events, event{Cycle: now, Kind: evResp, Resp: p.Resp.Get()})
 	}
 	if p.TblReq.Valid.Get() && p.TblReq.Ready.Get() {
-		b.events = append(b.events, event{Cycle: now, Kind: evTbl, Tbl: p.TblReq.Bits.Get()})
+		b.events = append(b.events, event{Cycle: now, Kind: evTbl, Tbl: p.TblReq.Get()})
 	}
 	if p.TblResp.Valid.Get() {
-		b.events = append(b.events, event{Cycle: now, Kind: evAnswer, Ans: p.TblResp.Bits.Get()})
+		b.events = append(b.events, event{Cycle: now, Kind: evAnswer, Ans: p.TblResp.Get()})
 	}
 	require.NoError(b.t, b.sim.Step())
 }

@@ -13,11 +13,11 @@ import (
 // write-backs and triggers all occur.
 type faultSource struct {
 	rtl.Base
-	out  *rtl.Decoupled[Request]
+	out  ReqPort
 	lfsr *rtl.Reg[uint32]
 }
 
-func newFaultSource(s *rtl.Sim, out *rtl.Decoupled[Request]) *faultSource {
+func newFaultSource(s *rtl.Sim, out ReqPort) *faultSource {
 	f := &faultSource{out: out}
 	s.Add(f, "src")
 	f.lfsr = rtl.NewReg[uint32](&f.Base, "lfsr", 32, 0x1234567)
@@ -28,7 +28,7 @@ func newFaultSource(s *rtl.Sim, out *rtl.Decoupled[Request]) *faultSource {
 func (f *faultSource) Drive() {
 	x := f.lfsr.Q()
 	f.out.Valid.Set(true)
-	f.out.Bits.Set(Request{VPN: uint64(x&0x7f) * 0x9e5, Write: x>>8&7 == 0})
+	f.out.Set(Request{VPN: uint64(x&0x7f) * 0x9e5, Write: x>>8&7 == 0})
 }
 
 func (f *faultSource) Eval() {

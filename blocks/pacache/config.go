@@ -89,9 +89,6 @@ func (c Config) AgeBits() int { return bits.Len(uint(c.Ways - 1)) }
 // AgesBits is the width of a set's LRU state: one age per way.
 func (c Config) AgesBits() int { return c.Ways * c.AgeBits() }
 
-// EntryBits is the width of a packed entry (see Entry).
-func (c Config) EntryBits() int { return TagLo + c.TagBits() }
-
 // Set is the set a VPN maps to.
 func (c Config) Set(vpn uint64) int { return int(vpn & uint64(c.Sets-1)) }
 

@@ -23,35 +23,40 @@ type Entry struct {
 	Tag    uint64
 }
 
-// Packed layout of an Entry in the Go model's registers, least significant
-// bit first. The fixed-width fields sit at the bottom so their positions do
-// not depend on the tag width; the counter field is FaultCounterBits wide,
-// the widest CNT_W (THRESHOLD 16), and the tag fills the bits from TagLo up
-// (Config.EntryBits in all). grit_pa_cache's line has the same fields in
-// the same order with a counter of Config.CountBits.
+// Layout of a line, least significant bit first, the same in the Go
+// model's registers and in grit_pa_cache: valid, dirty, write, the fault
+// counter (Config.CountBits wide, CNT_W) and the tag (Config.TagBits) from
+// Config.TagLo up; Config.LineBits in all (LINE_W).
 const (
-	ValidBit         = 0
-	DirtyBit         = 1
-	WriteBit         = 2
-	FaultsLo         = 3
+	ValidBit = 0
+	DirtyBit = 1
+	WriteBit = 2
+	FaultsLo = 3
+	// FaultCounterBits is the widest counter, CNT_W at THRESHOLD 16: the
+	// width of the count fields of the Go port structs.
 	FaultCounterBits = 4
-	TagLo            = FaultsLo + FaultCounterBits
 )
 
-// Pack is the entry as a bit vector of the layout above.
-func (e Entry) Pack() uint64 {
+// TagLo is the tag's lowest bit in a line: 3 + CNT_W.
+func (c Config) TagLo() int { return FaultsLo + c.CountBits() }
+
+// LineBits is the width of a line, LINE_W.
+func (c Config) LineBits() int { return c.TagLo() + c.TagBits() }
+
+// PackLine is e as a line of the layout above.
+func (c Config) PackLine(e Entry) uint64 {
 	return b2u(e.Valid)<<ValidBit | b2u(e.Dirty)<<DirtyBit | b2u(e.Write)<<WriteBit |
-		uint64(e.Faults)<<FaultsLo | e.Tag<<TagLo
+		uint64(e.Faults)<<FaultsLo | e.Tag<<uint(c.TagLo())
 }
 
-// UnpackEntry is the inverse of Entry.Pack.
-func UnpackEntry(v uint64) Entry {
+// UnpackLine is the inverse of PackLine.
+func (c Config) UnpackLine(v uint64) Entry {
 	return Entry{
 		Valid:  v>>ValidBit&1 == 1,
 		Dirty:  v>>DirtyBit&1 == 1,
 		Write:  v>>WriteBit&1 == 1,
-		Faults: uint8(v >> FaultsLo & (1<<FaultCounterBits - 1)),
-		Tag:    v >> TagLo,
+		Faults: uint8(v >> FaultsLo & (1<<uint(c.CountBits()) - 1)),
+		Tag:    v >> uint(c.TagLo()),
 	}
 }
 

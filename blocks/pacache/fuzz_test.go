@@ -18,7 +18,7 @@ func FuzzConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sets, ways, vpnBits, threshold, latency int) {
 		cfg := Config{Sets: sets, Ways: ways, VPNBits: vpnBits, Threshold: threshold}
 		s := rtl.New(rtl.Options{Checked: true})
-		p := NewPorts(s, "pac", Config{VPNBits: MaxVPNBits})
+		p := NewPorts(s, "pac", Config{VPNBits: MaxVPNBits, Threshold: MaxThreshold})
 		_, err := New(s, "pac", cfg, p)
 		if cfg.Validate() != nil {
 			require.Error(t, err)
@@ -33,7 +33,7 @@ func FuzzConfig(f *testing.F) {
 		require.NoError(t, err)
 		s.Reset()
 		p.Req.Valid.Set(true)
-		p.Req.Bits.Set(Request{VPN: uint64(sets) & (1<<uint(vpnBits) - 1)})
+		p.Req.Set(Request{VPN: uint64(sets) & (1<<uint(vpnBits) - 1)})
 		require.NoError(t, s.Run(8))
 	})
 }

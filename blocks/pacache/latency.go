@@ -39,7 +39,7 @@ func MeasureLatency(cfg Config, table TableConfig) ([]OpLatency, error) {
 	s.Reset()
 	measure := func(r Request) (OpLatency, error) {
 		p.Req.Valid.Set(true)
-		p.Req.Bits.Set(r)
+		p.Req.Set(r)
 		for !p.Req.Ready.Get() {
 			if err := s.Step(); err != nil {
 				return OpLatency{}, err

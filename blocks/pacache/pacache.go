@@ -31,7 +31,7 @@ type State uint8
 const (
 	// StateIdle accepts requests (req_ready is high).
 	StateIdle State = iota
-	// StateTblReq offers the operation held in tblReq on tbl_req.
+	// StateTblReq offers the operation held in the tbl_* registers on tbl_req.
 	StateTblReq
 	// StateTblWait waits for the PA-Table's answer to a lookup.
 	StateTblWait
@@ -40,7 +40,8 @@ const (
 // StateBits is the width of the state register.
 const StateBits = 2
 
-// PACache is the PA-Cache block.
+// PACache is the PA-Cache block. Its registers carry the names RegList
+// gives them, which are grit_pa_cache's.
 type PACache struct {
 	rtl.Base
 	Ports
@@ -48,8 +49,9 @@ type PACache struct {
 	cfg Config
 
 	state *rtl.Reg[State]
-	// The tag store: way w of set s is entry s*Ways+w.
-	entries *rtl.Vec[Entry]
+	// The tag store: way w of set s is line s*Ways+w, packed as
+	// Config.PackLine lays it out.
+	lines *rtl.Vec[uint64]
 	// ages[s] packs one LRU age per way of set s, way w in bits
 	// w*AgeBits up: the number of ways of the set used more recently.
 	// The ages of a set are always a permutation of 0..Ways-1.
@@ -60,11 +62,18 @@ type PACache struct {
 	missVPN    *rtl.Reg[uint64]
 	missWrite  *rtl.Reg[bool]
 	victimWay  *rtl.Reg[uint8]
-	victimLine *rtl.Reg[Entry]
+	victimLine *rtl.Reg[uint64]
 
-	tblReq    *rtl.Reg[TableReq]
-	respValid *rtl.Reg[bool]
-	resp      *rtl.Reg[Response]
+	// The PA-Table operation offered in StateTblReq.
+	tblOp    *rtl.Reg[TableOp]
+	tblVPN   *rtl.Reg[uint64]
+	tblRW    *rtl.Reg[bool]
+	tblCount *rtl.Reg[uint8]
+
+	respValid   *rtl.Reg[bool]
+	respTrigger *rtl.Reg[bool]
+	respWrite   *rtl.Reg[bool]
+	respCount   *rtl.Reg[uint8]
 }
 
 // New makes a PA-Cache named path on the given channels. It consumes Req
@@ -75,19 +84,26 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*PACache, error) {
 	}
 	c := &PACache{Ports: p, cfg: cfg}
 	s.Add(c, path)
-	c.state = rtl.NewReg[State](&c.Base, "state", StateBits, StateIdle)
-	c.entries = rtl.NewVecOf[Entry](&c.Base, "entry", cfg.Entries(), cfg.EntryBits(), Entry{})
-	c.ages = rtl.NewVec[uint64](&c.Base, "age", cfg.Sets, cfg.AgesBits(), cfg.ResetAges())
-	c.missVPN = rtl.NewReg[uint64](&c.Base, "miss_vpn", cfg.VPNBits, 0)
-	c.missWrite = rtl.NewFlag(&c.Base, "miss_write", false)
-	c.victimWay = rtl.NewReg[uint8](&c.Base, "victim_way", cfg.AgeBits(), 0)
-	c.victimLine = rtl.NewRegOf[Entry](&c.Base, "victim_line", cfg.EntryBits(), Entry{})
-	c.tblReq = rtl.NewRegOf[TableReq](&c.Base, "tbl_req", TableReqBits, TableReq{})
-	c.respValid = rtl.NewFlag(&c.Base, "resp_valid", false)
-	c.resp = rtl.NewRegOf[Response](&c.Base, "resp", ResponseBits, Response{})
-	p.Req.Consumer(&c.Base)
-	p.TblReq.Producer(&c.Base)
-	c.Listen(p.TblResp.Valid, p.TblResp.Bits)
+	b := &c.Base
+	w := func(name string) int { return Reg(name).Bits(cfg) }
+	c.state = rtl.NewReg[State](b, RegState, w(RegState), StateIdle)
+	c.lines = rtl.NewVec[uint64](b, RegLines, cfg.Entries(), cfg.LineBits(), 0)
+	c.ages = rtl.NewVec[uint64](b, RegAges, cfg.Sets, cfg.AgesBits(), cfg.ResetAges())
+	c.missVPN = rtl.NewReg[uint64](b, RegMissVPN, w(RegMissVPN), 0)
+	c.missWrite = rtl.NewFlag(b, RegMissWrite, false)
+	c.victimWay = rtl.NewReg[uint8](b, RegVictimWay, w(RegVictimWay), 0)
+	c.victimLine = rtl.NewReg[uint64](b, RegVictimLine, w(RegVictimLine), 0)
+	c.tblOp = rtl.NewReg[TableOp](b, RegTblOp, w(RegTblOp), OpLookup)
+	c.tblVPN = rtl.NewReg[uint64](b, RegTblVPN, w(RegTblVPN), 0)
+	c.tblRW = rtl.NewFlag(b, RegTblRW, false)
+	c.tblCount = rtl.NewReg[uint8](b, RegTblCount, w(RegTblCount), 0)
+	c.respValid = rtl.NewFlag(b, RegRespValid, false)
+	c.respTrigger = rtl.NewFlag(b, RegRespTrigger, false)
+	c.respWrite = rtl.NewFlag(b, RegRespWrite, false)
+	c.respCount = rtl.NewReg[uint8](b, RegRespCount, w(RegRespCount), 0)
+	p.Req.Consumer(b)
+	p.TblReq.Producer(b)
+	p.TblResp.Consumer(b)
 	return c, nil
 }
 
@@ -99,9 +115,9 @@ func (c *PACache) Drive() {
 	st := c.state.Q()
 	c.Req.Ready.Set(st == StateIdle)
 	c.Resp.Valid.Set(c.respValid.Q())
-	c.Resp.Bits.Set(c.resp.Q())
+	c.Resp.Set(Response{Trigger: c.respTrigger.Q(), Write: c.respWrite.Q(), Count: c.respCount.Q()})
 	c.TblReq.Valid.Set(st == StateTblReq)
-	c.TblReq.Bits.Set(c.tblReq.Q())
+	c.TblReq.Set(TableReq{Op: c.tblOp.Q(), VPN: c.tblVPN.Q(), RW: c.tblRW.Q(), Count: c.tblCount.Q()})
 }
 
 // Eval runs the controller for one cycle.
@@ -110,11 +126,11 @@ func (c *PACache) Eval() {
 	switch c.state.Q() {
 	case StateIdle:
 		if c.Req.Fire() {
-			respond = c.lookup(c.Req.Bits.Get())
+			respond = c.lookup(c.Req.Get())
 		}
 	case StateTblReq:
 		if c.TblReq.Fire() {
-			if c.tblReq.Q().Op == OpLookup {
+			if c.tblOp.Q() == OpLookup {
 				c.state.Set(StateTblWait)
 			} else {
 				c.state.Set(StateIdle)
@@ -122,7 +138,7 @@ func (c *PACache) Eval() {
 		}
 	case StateTblWait:
 		if c.TblResp.Valid.Get() {
-			c.fill(c.TblResp.Bits.Get())
+			c.fill(c.TblResp.Get())
 			respond = true
 		}
 	}
@@ -131,28 +147,51 @@ func (c *PACache) Eval() {
 	}
 }
 
+// setResponse sets the response registers.
+func (c *PACache) setResponse(r Response) {
+	c.respTrigger.Set(r.Trigger)
+	c.respWrite.Set(r.Write)
+	c.respCount.Set(r.Count)
+}
+
+// offer sets the PA-Table operation registers and enters StateTblReq.
+func (c *PACache) offer(t TableReq) {
+	c.tblOp.Set(t.Op)
+	c.tblVPN.Set(t.VPN)
+	c.tblRW.Set(t.RW)
+	c.tblCount.Set(t.Count)
+	c.state.Set(StateTblReq)
+}
+
+// line is line i of the tag store.
+func (c *PACache) line(i int) Entry { return c.cfg.UnpackLine(c.lines.At(i).Q()) }
+
+// setLine writes line i.
+func (c *PACache) setLine(i int, e Entry) { c.lines.At(i).Set(c.cfg.PackLine(e)) }
+
 // lookup serves an accepted request: it answers a hit at once, or starts
 // a PA-Table lookup for a miss. It reports whether a response was set.
 func (c *PACache) lookup(r Request) bool {
 	cfg := c.cfg
 	set, tag := cfg.Set(r.VPN), cfg.Tag(r.VPN)
 	base := set * cfg.Ways
+	tagLo := uint(cfg.TagLo())
 	for w := range cfg.Ways {
-		line := c.entries.At(base + w).Q()
-		if !line.Valid || line.Tag != tag {
+		packed := c.lines.At(base + w).Q()
+		if packed>>ValidBit&1 == 0 || packed>>tagLo != tag {
 			continue
 		}
+		line := cfg.UnpackLine(packed)
 		count := line.Faults + 2
 		write := line.Write || r.Write
 		trigger := int(count) >= cfg.Threshold
-		c.resp.Set(Response{Trigger: trigger, Write: write, Count: count})
+		c.setResponse(Response{Trigger: trigger, Write: write, Count: count})
 		if trigger {
-			c.entries.At(base + w).Set(Entry{})
-			c.tblReq.Set(TableReq{Op: OpDelete, VPN: r.VPN})
-			c.state.Set(StateTblReq)
+			c.setLine(base+w, Entry{})
+			c.offer(TableReq{Op: OpDelete, VPN: r.VPN})
 			return true
 		}
-		c.entries.At(base + w).Set(Entry{Valid: true, Dirty: true, Write: write, Faults: line.Faults + 1, Tag: tag})
+		c.setLine(base+w, Entry{Valid: true, Dirty: true, Write: write, Faults: line.Faults + 1, Tag: tag})
 		c.touch(set, w)
 		return true
 	}
@@ -160,9 +199,8 @@ func (c *PACache) lookup(r Request) bool {
 	c.missVPN.Set(r.VPN)
 	c.missWrite.Set(r.Write)
 	c.victimWay.Set(uint8(victim))
-	c.victimLine.Set(c.entries.At(base + victim).Q())
-	c.tblReq.Set(TableReq{Op: OpLookup, VPN: r.VPN})
-	c.state.Set(StateTblReq)
+	c.victimLine.Set(c.lines.At(base + victim).Q())
+	c.offer(TableReq{Op: OpLookup, VPN: r.VPN})
 	return false
 }
 
@@ -172,7 +210,7 @@ func (c *PACache) lookup(r Request) bool {
 func (c *PACache) victim(set int) int {
 	base := set * c.cfg.Ways
 	for w := range c.cfg.Ways {
-		if !c.entries.At(base + w).Q().Valid {
+		if c.lines.At(base+w).Q()>>ValidBit&1 == 0 {
 			return w
 		}
 	}
@@ -196,22 +234,20 @@ func (c *PACache) fill(t TableResp) {
 		count, write = t.Count+2, write || t.RW
 	}
 	trigger := int(count) >= cfg.Threshold
-	c.resp.Set(Response{Trigger: trigger, Write: write, Count: count})
+	c.setResponse(Response{Trigger: trigger, Write: write, Count: count})
 	switch {
 	case trigger && t.Found:
-		c.tblReq.Set(TableReq{Op: OpDelete, VPN: vpn})
-		c.state.Set(StateTblReq)
+		c.offer(TableReq{Op: OpDelete, VPN: vpn})
 		return
 	case trigger:
 		c.state.Set(StateIdle)
 		return
 	}
 	set, way := cfg.Set(vpn), int(c.victimWay.Q())
-	c.entries.At(set*cfg.Ways + way).Set(Entry{Valid: true, Dirty: true, Write: write, Faults: count - 1, Tag: cfg.Tag(vpn)})
+	c.setLine(set*cfg.Ways+way, Entry{Valid: true, Dirty: true, Write: write, Faults: count - 1, Tag: cfg.Tag(vpn)})
 	c.touch(set, way)
-	if old := c.victimLine.Q(); old.Valid && old.Dirty {
-		c.tblReq.Set(TableReq{Op: OpWriteBack, VPN: cfg.VPN(old.Tag, set), RW: old.Write, Count: old.Faults})
-		c.state.Set(StateTblReq)
+	if old := cfg.UnpackLine(c.victimLine.Q()); old.Valid && old.Dirty {
+		c.offer(TableReq{Op: OpWriteBack, VPN: cfg.VPN(old.Tag, set), RW: old.Write, Count: old.Faults})
 		return
 	}
 	c.state.Set(StateIdle)
@@ -246,7 +282,7 @@ func (c *PACache) touch(set, way int) {
 
 // Line returns way w of set s as it is now: a testbench view of the tag
 // store.
-func (c *PACache) Line(set, way int) Entry { return c.entries.At(set*c.cfg.Ways + way).Q() }
+func (c *PACache) Line(set, way int) Entry { return c.line(set*c.cfg.Ways + way) }
 
 // Ages returns the LRU ages of a set, way 0 first: a testbench view.
 func (c *PACache) Ages(set int) []uint64 {

@@ -52,10 +52,15 @@ func TestConfigValidation(t *testing.T) {
 }
 
 func TestEntryPackRoundTrip(t *testing.T) {
+	c := DefaultConfig()
 	e := Entry{Valid: true, Dirty: false, Write: true, Faults: 2, Tag: 0xabcdef123}
-	assert.Equal(t, uint64(0xabcdef123)<<TagLo|2<<FaultsLo|1<<WriteBit|1<<ValidBit, e.Pack())
-	assert.Equal(t, e, UnpackEntry(e.Pack()))
-	assert.Equal(t, 7+32, DefaultConfig().EntryBits())
+	assert.Equal(t, uint64(0xabcdef123)<<5|2<<FaultsLo|1<<WriteBit|1<<ValidBit, c.PackLine(e), "CNT_W = 2: tag from bit 5")
+	assert.Equal(t, e, c.UnpackLine(c.PackLine(e)))
+	assert.Equal(t, 5+32, c.LineBits())
+	c.Threshold = 16
+	e.Faults = 14
+	assert.Equal(t, e, c.UnpackLine(c.PackLine(e)))
+	assert.Equal(t, 7+32, c.LineBits(), "CNT_W = 4 at THRESHOLD 16")
 }
 
 // TestCounterWidths checks CNT_W = max(1, clog2(THRESHOLD)) and RESP_W =
@@ -227,7 +232,7 @@ func TestEvictionOfCleanLineSkipsWriteBack(t *testing.T) {
 	// Every line the controller writes is dirty (see Entry); make the LRU
 	// line clean through the backdoor to check that the eviction path
 	// honours the dirty bit.
-	b.cache.entries.At(0).Poke(Entry{Valid: true, Tag: 0x1})
+	b.cache.lines.At(0).Poke(b.cache.cfg.PackLine(Entry{Valid: true, Tag: 0x1}))
 	start := b.sim.Cycle()
 	b.send(Request{VPN: 0x50})
 	requireEvents(t, []event{

@@ -4,14 +4,11 @@ import "github.com/uvmmu/uvmmu/rtl"
 
 // Request is a fault lookup: the faulting page and whether the fault was a
 // write (a page protection fault) or a read (a local page fault), GRIT
-// Section V-B. Packed as {vpn, write}.
+// Section V-B.
 type Request struct {
 	VPN   uint64
 	Write bool
 }
-
-// Pack is {vpn, write}.
-func (r Request) Pack() uint64 { return r.VPN<<1 | b2u(r.Write) }
 
 // Response answers one Request (SPEC 8.3 response semantics). Packed as
 // {trigger, write, count}.
@@ -94,39 +91,131 @@ func (t TableResp) Pack() uint64 {
 	return b2u(t.Found)<<(FaultCounterBits+1) | b2u(t.RW)<<FaultCounterBits | uint64(t.Count)
 }
 
-// ValidOut is a channel without back-pressure: the producer drives Valid
-// and Bits, and the consumer takes the payload in every cycle Valid is
-// high. The response channels of SPEC 8.3 have no ready signal.
-type ValidOut[T interface {
-	comparable
-	rtl.Packer
-}] struct {
-	Valid *rtl.Wire[bool]
-	Bits  *rtl.Wire[T]
-}
-
-func newValidOut[T interface {
-	comparable
-	rtl.Packer
-}](s *rtl.Sim, name string, width int) ValidOut[T] {
-	return ValidOut[T]{Valid: rtl.NewBit(s, name+".valid"), Bits: rtl.NewWireOf[T](s, name+".bits", width)}
-}
-
-// Ports are the PA-Cache's channels, named after the grit_pa_cache ports
-// of SPEC 8.3: req_*, resp_*, tbl_req_* and tbl_resp_*.
+// Ports are grit_pa_cache's ports (SPEC 8.3), one wire each, named and
+// sized by PortList, grouped by channel.
 type Ports struct {
-	Req     *rtl.Decoupled[Request]
-	Resp    ValidOut[Response]
-	TblReq  *rtl.Decoupled[TableReq]
-	TblResp ValidOut[TableResp]
+	Req     ReqPort
+	Resp    RespPort
+	TblReq  TblReqPort
+	TblResp TblRespPort
 }
 
-// NewPorts makes the channels of a PA-Cache named path for cfg.
+// ReqPort is the fault lookup channel: req_valid, req_ready, req_vpn,
+// req_write.
+type ReqPort struct {
+	Valid, Ready *rtl.Wire[bool]
+	VPN          *rtl.Wire[uint64]
+	Write        *rtl.Wire[bool]
+}
+
+// Fire reports a transfer in this cycle.
+func (p ReqPort) Fire() bool { return p.Valid.Get() && p.Ready.Get() }
+
+// Get is the offered request.
+func (p ReqPort) Get() Request { return Request{VPN: p.VPN.Get(), Write: p.Write.Get()} }
+
+// Set drives the request's payload.
+func (p ReqPort) Set(r Request) {
+	p.VPN.Set(r.VPN)
+	p.Write.Set(r.Write)
+}
+
+// Consumer makes b listen to the channel's inputs.
+func (p ReqPort) Consumer(b *rtl.Base) { b.Listen(p.Valid, p.VPN, p.Write) }
+
+// Producer makes b listen to req_ready.
+func (p ReqPort) Producer(b *rtl.Base) { b.Listen(p.Ready) }
+
+// RespPort is the response channel, without back-pressure: resp_valid,
+// resp_trigger, resp_write, resp_count.
+type RespPort struct {
+	Valid, Trigger, Write *rtl.Wire[bool]
+	Count                 *rtl.Wire[uint8]
+}
+
+// Get is the response's payload.
+func (p RespPort) Get() Response {
+	return Response{Trigger: p.Trigger.Get(), Write: p.Write.Get(), Count: p.Count.Get()}
+}
+
+// Set drives the payload.
+func (p RespPort) Set(r Response) {
+	p.Trigger.Set(r.Trigger)
+	p.Write.Set(r.Write)
+	p.Count.Set(r.Count)
+}
+
+// TblReqPort is the PA-Table request channel: tbl_req_valid,
+// tbl_req_ready, tbl_req_op, tbl_req_vpn, tbl_req_rw, tbl_req_count.
+type TblReqPort struct {
+	Valid, Ready *rtl.Wire[bool]
+	Op           *rtl.Wire[TableOp]
+	VPN          *rtl.Wire[uint64]
+	RW           *rtl.Wire[bool]
+	Count        *rtl.Wire[uint8]
+}
+
+// Fire reports a transfer in this cycle.
+func (p TblReqPort) Fire() bool { return p.Valid.Get() && p.Ready.Get() }
+
+// Get is the offered operation.
+func (p TblReqPort) Get() TableReq {
+	return TableReq{Op: p.Op.Get(), VPN: p.VPN.Get(), RW: p.RW.Get(), Count: p.Count.Get()}
+}
+
+// Set drives the operation's payload.
+func (p TblReqPort) Set(t TableReq) {
+	p.Op.Set(t.Op)
+	p.VPN.Set(t.VPN)
+	p.RW.Set(t.RW)
+	p.Count.Set(t.Count)
+}
+
+// Consumer makes b listen to the channel's inputs.
+func (p TblReqPort) Consumer(b *rtl.Base) { b.Listen(p.Valid, p.Op, p.VPN, p.RW, p.Count) }
+
+// Producer makes b listen to tbl_req_ready.
+func (p TblReqPort) Producer(b *rtl.Base) { b.Listen(p.Ready) }
+
+// TblRespPort is the PA-Table's answer to a lookup, without
+// back-pressure: tbl_resp_valid, tbl_resp_found, tbl_resp_rw,
+// tbl_resp_count.
+type TblRespPort struct {
+	Valid, Found, RW *rtl.Wire[bool]
+	Count            *rtl.Wire[uint8]
+}
+
+// Get is the answer's payload.
+func (p TblRespPort) Get() TableResp {
+	return TableResp{Found: p.Found.Get(), RW: p.RW.Get(), Count: p.Count.Get()}
+}
+
+// Set drives the payload.
+func (p TblRespPort) Set(t TableResp) {
+	p.Found.Set(t.Found)
+	p.RW.Set(t.RW)
+	p.Count.Set(t.Count)
+}
+
+// Consumer makes b listen to the channel.
+func (p TblRespPort) Consumer(b *rtl.Base) { b.Listen(p.Valid, p.Found, p.RW, p.Count) }
+
+// NewPorts makes the wires of a PA-Cache named path for cfg, each named
+// path.<port> and sized as PortList declares it.
 func NewPorts(s *rtl.Sim, path string, cfg Config) Ports {
+	bit := func(name string) *rtl.Wire[bool] { return rtl.NewBit(s, path+"."+Port(name).Name) }
+	u8 := func(name string) *rtl.Wire[uint8] {
+		return rtl.NewWire[uint8](s, path+"."+name, Port(name).Bits(cfg))
+	}
+	u64 := func(name string) *rtl.Wire[uint64] {
+		return rtl.NewWire[uint64](s, path+"."+name, Port(name).Bits(cfg))
+	}
 	return Ports{
-		Req:     rtl.NewDecoupledOf[Request](s, path+".req", cfg.VPNBits+1),
-		Resp:    newValidOut[Response](s, path+".resp", ResponseBits),
-		TblReq:  rtl.NewDecoupledOf[TableReq](s, path+".tbl_req", TableReqBits),
-		TblResp: newValidOut[TableResp](s, path+".tbl_resp", TableRespBits),
+		Req:  ReqPort{Valid: bit(PortReqValid), Ready: bit(PortReqReady), VPN: u64(PortReqVPN), Write: bit(PortReqWrite)},
+		Resp: RespPort{Valid: bit(PortRespValid), Trigger: bit(PortRespTrigger), Write: bit(PortRespWrite), Count: u8(PortRespCount)},
+		TblReq: TblReqPort{Valid: bit(PortTblReqValid), Ready: bit(PortTblReqReady),
+			Op:  rtl.NewWire[TableOp](s, path+"."+PortTblReqOp, Port(PortTblReqOp).Bits(cfg)),
+			VPN: u64(PortTblReqVPN), RW: bit(PortTblReqRW), Count: u8(PortTblReqCount)},
+		TblResp: TblRespPort{Valid: bit(PortTblRespValid), Found: bit(PortTblRespFound), RW: bit(PortTblRespRW), Count: u8(PortTblRespCount)},
 	}
 }

@@ -44,8 +44,8 @@ func (c TableConfig) Validate() error {
 // serves the Verilog's PA-Table port with this same block.
 type Table struct {
 	rtl.Base
-	Req  *rtl.Decoupled[TableReq]
-	Resp ValidOut[TableResp]
+	Req  TblReqPort
+	Resp TblRespPort
 
 	cfg     TableConfig
 	records map[uint64]Record
@@ -85,7 +85,7 @@ func NewTable(s *rtl.Sim, path string, cfg TableConfig, p Ports) (*Table, error)
 func (t *Table) Drive() {
 	t.Req.Ready.Set(!t.busy.Q() && (t.cfg.StallSeed == 0 || t.stall.Q()&3 != 0))
 	t.Resp.Valid.Set(t.respValid.Q())
-	t.Resp.Bits.Set(t.resp.Q())
+	t.Resp.Set(t.resp.Q())
 }
 
 // Eval accepts an operation and counts down to a lookup's answer.
@@ -107,7 +107,7 @@ func (t *Table) Eval() {
 	if !t.Req.Fire() {
 		return
 	}
-	r := t.Req.Bits.Get()
+	r := t.Req.Get()
 	t.accepted.Set(t.accepted.Q() + 1)
 	switch r.Op {
 	case OpLookup:

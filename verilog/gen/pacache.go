@@ -2,18 +2,23 @@ package gen
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/uvmmu/uvmmu/blocks/pacache"
 )
 
 func init() {
 	cfg := pacache.DefaultConfig()
-	p := func(name string, d Dir, width string) Port { return Port{Name: name, Dir: d, Width: width} }
-	cnt := Port{Width: paCountBits, Bits: func(v Values) int { return paConfig(v).CountBits() }}
-	resp := Port{Name: "resp_count", Dir: Out, Width: paRespBits, Bits: func(v Values) int { return paConfig(v).RespBits() }}
-	tblReqCount, tblRespCount := cnt, cnt
-	tblReqCount.Name, tblReqCount.Dir = "tbl_req_count", Out
-	tblRespCount.Name, tblRespCount.Dir = "tbl_resp_count", In
+	ports := []Port{{Name: "clk", Dir: In}, {Name: "rst", Dir: In}}
+	for _, d := range pacache.PortList {
+		bits := d.Bits
+		p := Port{Name: d.Name, Dir: In, Width: d.Width, Bits: func(v Values) int { return bits(paConfig(v)) }}
+		if d.Out {
+			p.Dir = Out
+		}
+		ports = append(ports, p)
+	}
 	Register(Emitter{
 		Name: "grit_pa_cache",
 		Doc:  "GRIT page attribute cache: fault counting in front of the PA-Table (SPEC 8.3)",
@@ -23,14 +28,7 @@ func init() {
 			{Name: "VPN_BITS", Default: uint64(cfg.VPNBits), Min: 2, Max: pacache.MaxVPNBits, Range: "log2(SETS)+1.." + fmt.Sprint(pacache.MaxVPNBits), Doc: "virtual page number width; above log2(SETS)"},
 			{Name: "THRESHOLD", Default: uint64(cfg.Threshold), Min: pacache.MinThreshold, Max: pacache.MaxThreshold, Doc: "fault threshold that triggers a scheme change"},
 		},
-		Ports: []Port{
-			p("clk", In, ""), p("rst", In, ""),
-			p("req_valid", In, ""), p("req_ready", Out, ""), p("req_vpn", In, "VPN_BITS"), p("req_write", In, ""),
-			p("resp_valid", Out, ""), p("resp_trigger", Out, ""), p("resp_write", Out, ""), resp,
-			p("tbl_req_valid", Out, ""), p("tbl_req_ready", In, ""), p("tbl_req_op", Out, fmt.Sprint(pacache.TableOpBits)),
-			p("tbl_req_vpn", Out, "VPN_BITS"), p("tbl_req_rw", Out, ""), tblReqCount,
-			p("tbl_resp_valid", In, ""), p("tbl_resp_found", In, ""), p("tbl_resp_rw", In, ""), tblRespCount,
-		},
+		Ports: ports,
 		Checks: []Check{
 			{Label: "sets_pow2", Cond: "(SETS & (SETS - 1)) != 0", Msg: "grit_pa_cache: SETS = %0d is not a power of two", Args: []string{"SETS"}},
 			{Label: "tag_bits", Cond: "VPN_BITS < $clog2(SETS) + 1",
@@ -49,9 +47,39 @@ func init() {
 
 // Widths of SPEC 8.3 that follow THRESHOLD, as in pacache.Config.
 const (
-	paCountBits = "(THRESHOLD > 1 ? $clog2(THRESHOLD) : 1)"
-	paRespBits  = "$clog2(THRESHOLD + 1)"
+	paCountBits = pacache.CountWidthExpr
+	paRespBits  = pacache.RespWidthExpr
 )
+
+// paRegs declares the controller's registers of pacache.RegList, each
+// after its comment.
+func paRegs() string {
+	var b strings.Builder
+	for _, r := range pacache.RegList {
+		if r.Doc != "" {
+			fmt.Fprintf(&b, "  // %s\n", r.Doc)
+		}
+		rng := ""
+		if r.Width != "" {
+			if n, err := strconv.Atoi(r.Width); err == nil {
+				rng = fmt.Sprintf("[%d:0] ", n-1)
+			} else {
+				rng = "[" + r.Width + "-1:0] "
+			}
+		}
+		fmt.Fprintf(&b, "  reg %s%s;\n", rng, r.Name)
+	}
+	return b.String()
+}
+
+// paResets are the reset assignments of pacache.RegList.
+func paResets() string {
+	var b strings.Builder
+	for _, r := range pacache.RegList {
+		fmt.Fprintf(&b, "      %s <= %s;\n", r.Name, r.Reset)
+	}
+	return b.String()
+}
 
 func paConfig(v Values) pacache.Config {
 	return pacache.Config{Sets: int(v["SETS"]), Ways: int(v["WAYS"]), VPNBits: int(v["VPN_BITS"]), Threshold: int(v["THRESHOLD"])}
@@ -90,26 +118,9 @@ func paCacheBody() string {
 
   genvar w;
 
-  // controller state: 0 idle, 1 PA-Table request, 2 PA-Table wait
-  reg [1:0] state_q;
   // per set, one LRU age per way, way 0 lowest: ways used more recently
   reg [SETS*AGES_W-1:0] ages_q;
-  // the miss being served
-  reg [VPN_BITS-1:0] miss_vpn_q;
-  reg miss_write_q;
-  // the way the miss fills, and its line when the miss was detected
-  reg [AB-1:0] victim_way_q;
-  reg [LINE_W-1:0] victim_line_q;
-  // the PA-Table operation offered in the request state
-  reg [1:0] tbl_op_q;
-  reg [VPN_BITS-1:0] tbl_vpn_q;
-  reg tbl_rw_q;
-  reg [CNT_W-1:0] tbl_count_q;
-  reg resp_valid_q;
-  reg resp_trigger_q;
-  reg resp_write_q;
-  reg [RESP_W-1:0] resp_count_q;
-  wire req_fire;
+` + paRegs() + `  wire req_fire;
   wire [IB-1:0] req_set;
   wire [TB-1:0] req_tag;
   wire [WAYS-1:0] hit_w;
@@ -264,20 +275,7 @@ func paCacheBody() string {
   always @(posedge clk) begin
     if (rst) begin
       ages_q <= {SETS{reset_ages}};
-      state_q <= 2'd0;
-      miss_vpn_q <= {VPN_BITS{1'b0}};
-      miss_write_q <= 1'b0;
-      victim_way_q <= {AB{1'b0}};
-      victim_line_q <= {LINE_W{1'b0}};
-      tbl_op_q <= 2'd0;
-      tbl_vpn_q <= {VPN_BITS{1'b0}};
-      tbl_rw_q <= 1'b0;
-      tbl_count_q <= {CNT_W{1'b0}};
-      resp_valid_q <= 1'b0;
-      resp_trigger_q <= 1'b0;
-      resp_write_q <= 1'b0;
-      resp_count_q <= {RESP_W{1'b0}};
-    end else begin
+` + paResets() + `    end else begin
       resp_valid_q <= (req_fire && hit) || fill_fire;
       case (state_q)
         2'd0: begin
@@ -299,7 +297,10 @@ func paCacheBody() string {
               miss_vpn_q <= req_vpn;
               miss_write_q <= req_write;
               victim_way_q <= victim_way;
-              victim_line_q <= victim_line;
+              // an invalid line is captured as zeros, as the Go model
+              // holds it: the unreset bits of a never-written line
+              // stay out of the register
+              victim_line_q <= victim_line[0] ? victim_line : {LINE_W{1'b0}};
               tbl_op_q <= 2'd0;
               tbl_vpn_q <= req_vpn;
               tbl_rw_q <= 1'b0;

@@ -96,10 +96,10 @@ module grit_pa_cache #(
 
   genvar w;
 
-  // controller state: 0 idle, 1 PA-Table request, 2 PA-Table wait
-  reg [1:0] state_q;
   // per set, one LRU age per way, way 0 lowest: ways used more recently
   reg [SETS*AGES_W-1:0] ages_q;
+  // controller state: 0 idle, 1 PA-Table request, 2 PA-Table wait
+  reg [1:0] state_q;
   // the miss being served
   reg [VPN_BITS-1:0] miss_vpn_q;
   reg miss_write_q;
@@ -111,6 +111,7 @@ module grit_pa_cache #(
   reg [VPN_BITS-1:0] tbl_vpn_q;
   reg tbl_rw_q;
   reg [CNT_W-1:0] tbl_count_q;
+  // the response
   reg resp_valid_q;
   reg resp_trigger_q;
   reg resp_write_q;
@@ -305,7 +306,10 @@ module grit_pa_cache #(
               miss_vpn_q <= req_vpn;
               miss_write_q <= req_write;
               victim_way_q <= victim_way;
-              victim_line_q <= victim_line;
+              // an invalid line is captured as zeros, as the Go model
+              // holds it: the unreset bits of a never-written line
+              // stay out of the register
+              victim_line_q <= victim_line[0] ? victim_line : {LINE_W{1'b0}};
               tbl_op_q <= 2'd0;
               tbl_vpn_q <= req_vpn;
               tbl_rw_q <= 1'b0;
