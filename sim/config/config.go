@@ -33,6 +33,8 @@ type Config struct {
 	// Incomplete is the 2 MB page mode (run.page_size = "2MB") and its
 	// incomplete-pages translation and migration path.
 	Incomplete Incomplete `toml:"incomplete"`
+	MultiGPU   MultiGPU   `toml:"multigpu"`
+	Grit       Grit       `toml:"grit"`
 	Check      Check      `toml:"check"`
 }
 
@@ -296,6 +298,50 @@ func (in *Incomplete) MinUnits(c *Config) int {
 	return min(int(math.Ceil(bdp/float64(in.UnitBytes))), (2<<20)/in.UnitBytes)
 }
 
+// MultiGPU is the multi-GPU system of GRIT (SPEC 8, package sim/multigpu):
+// with gpus above one, a run builds that many GPUs of the [gpu], [memory]
+// and [cache] sections, linked by NVLink and to the host by PCIe ([pcie]),
+// under the multi-GPU placement scheme named here instead of run.policy.
+type MultiGPU struct {
+	GPUs   int    `toml:"gpus" min:"1" max:"16" doc:"GPUs; above 1 the run is the multi-GPU system of GRIT under multigpu.policy (1: the single-GPU system under run.policy)"`
+	Policy string `toml:"policy" oneof:"ot,first-touch,ideal,ac,dup,grit" doc:"multi-GPU page placement scheme (sim/multigpu): on-touch migration, first-touch pinning, GRIT's ideal, access-counter migration, duplication, GRIT (per-page scheme, [grit] section)"`
+	// GRIT Table I: "Configured to 70% of application's memory footprint".
+	MemoryPct       int     `toml:"memory_pct" min:"1" max:"1000" doc:"each GPU's memory as a percentage of the workload's footprint, in 4 KB pages (GRIT Table I: 70)"`
+	NVLinkGBs       float64 `toml:"nvlink_gbs" min:"1" max:"100000" doc:"bandwidth of each directed GPU-to-GPU NVLink in GB/s (10^9 bytes); the GPUs are fully connected"`
+	NVLinkLatency   int     `toml:"nvlink_latency_cycles" min:"0" max:"100000" doc:"cycles a remote line access or a page copy spends on NVLink besides its wire time"`
+	FaultLatencyUs  float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"host driver's handling time of one local or protection fault before it acts (GRIT gives none)"`
+	AccessThreshold int     `toml:"ac_threshold" min:"1" max:"65535" doc:"remote accesses of a GPU to a 64 KB group that migrate the page under ac (GRIT Table I: 256)"`
+}
+
+// Grit is GRIT's per-page placement (package sim/grit) under
+// multigpu.policy = grit: the Fault-Aware Initiator's threshold and the
+// switches of GRIT Fig. 20's ablation.
+type Grit struct {
+	Threshold  int  `toml:"threshold" min:"1" max:"16" doc:"faults (local and protection) on a page that interrupt the driver to decide its scheme (GRIT V-B: 4; Fig. 21 studies 2, 4, 8, 16)"`
+	PACache    bool `toml:"pa_cache" doc:"the 64-entry 4-way PA-Cache in front of the PA-Table (false: GRIT Fig. 20's PA-Table only, every fault reads and writes its record in host memory)"`
+	Prediction bool `toml:"prediction" doc:"the Neighboring-Aware Prediction after each scheme change (GRIT V-D)"`
+}
+
+// multiGPUDefaults is GRIT Table I where it speaks, with the single-GPU
+// system (one GPU) as the default run.
+func multiGPUDefaults() MultiGPU {
+	return MultiGPU{
+		GPUs:      1,
+		Policy:    "ot",
+		MemoryPct: 70, // GRIT Table I
+		// GRIT Table I: 300 GB/s NVLink-v2, read as each directed link of
+		// a fully connected topology.
+		NVLinkGBs: 300,
+		// UVMSmart Table I's 200-cycle remote access; GRIT gives none.
+		NVLinkLatency: 200,
+		// GRIT gives no fault-handling time; 20 us sits inside the 20-50
+		// us the UVM papers measure and keeps the scheme sweep's faults
+		// from dwarfing its accesses (docs/grit.md sweeps it).
+		FaultLatencyUs:  20,
+		AccessThreshold: 256, // GRIT Table I
+	}
+}
+
 // Check holds run-time checking.
 type Check struct {
 	Invariants     bool   `toml:"invariants" doc:"check the SPEC 6.5 invariants every migration event"`
@@ -383,6 +429,8 @@ func Default() Config {
 			SetupCycles: 8,
 			Eviction:    "random", // UVMMU Section IV-D: the LFSR victim picker
 		},
+		MultiGPU: multiGPUDefaults(),
+		Grit:     Grit{Threshold: 4, PACache: true, Prediction: true}, // GRIT Sections V-B..V-D
 		Check: Check{
 			// 150 far faults' worth of 45 us: a run that neither retires an
 			// instruction nor moves a page that long is stuck.

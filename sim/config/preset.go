@@ -35,6 +35,18 @@ var presets = []Preset{
 		"memory.bandwidth_gbs=384", "memory.capacity_gb=1.5", "pcie.bandwidth_gbs=16",
 		"incomplete.l2_tlb_entries=512", "incomplete.l2_tlb_ways=16",
 	}},
+	{Name: "grit", Doc: "GRIT Table I: 4 GPUs of 63 SMs (the model's per-GPU limit; GRIT has 64 CUs) at 1.0 GHz, L1 TLB 32 entries, 8 walkers at 100 cycles per level (four levels, 128-entry page-walk cache: ptw.GRITConfig), 64-entry walk queue, L1 16 KB 4-way and L2 256 KB 16-way data caches, memory 70% of the footprint per GPU, NVLink 300 GB/s, PCIe 4.0 32 GB/s, access-counter threshold 256; no kernel launch latency (MGPUSim has none of the UVMSmart simulator's 150 us)",
+		Sets: []string{
+			"multigpu.gpus=4", "gpu.clock_mhz=1000", "gpu.sms=63",
+			"gpu.l1_tlb_entries=32", "gpu.l1_tlb_latency=1",
+			"gpu.walkers=8", "gpu.walk_queue=64", "gpu.walk_cycles=100",
+			"gpu.kernel_launch_us=0",
+			// 256 KB of 128 B lines, 16 ways: 128 sets; 16 KB 4-way L1: 32 sets.
+			"cache.l2=true", "cache.l2_slices=1", "cache.l2_sets=128", "cache.l2_ways=16",
+			"cache.l1=true", "cache.l1_sets=32", "cache.l1_ways=4",
+			"pcie.bandwidth_gbs=32",
+			"multigpu.memory_pct=70", "multigpu.nvlink_gbs=300", "multigpu.ac_threshold=256",
+		}},
 }
 
 // Presets lists the platform presets, DefaultPreset first.

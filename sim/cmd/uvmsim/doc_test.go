@@ -125,10 +125,18 @@ var docRuns = map[string]docRun{
 	"uvmsim report [--policy uvmmu] [--baseline um] [--where key=value]... [--csv FILE] FILE...":        {[]string{"report", "--policy", "uvmmu", "--baseline", "um", "--where", "run.graph_file=", "{results}"}, exitOK},
 	"uvmsim plot DIR": {[]string{"plot", "{tmp}/not-an-output-dir"}, exitUsage}, // plot reads a directory an experiment wrote
 	"uvmsim plot OUT": {[]string{"plot", "{tmp}/not-an-output-dir"}, exitUsage},
-	"uvmsim run --json /nonexistent/dir/x.json":                           {[]string{"run", "--workload", "ra", "--scale", "0.01", "--json", "/nonexistent/dir/x.json"}, exitUsage},
-	"uvmsim area [--liberty FILE] [--json FILE]":                          {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
-	"uvmsim suv-analyze":                                                  {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
-	"uvmsim grit-characterize":                                            {[]string{"grit-characterize", "--scale", "0.01", "--csv", "{tmp}/grit.csv"}, exitOK},
+	"uvmsim run --json /nonexistent/dir/x.json":  {[]string{"run", "--workload", "ra", "--scale", "0.01", "--json", "/nonexistent/dir/x.json"}, exitUsage},
+	"uvmsim area [--liberty FILE] [--json FILE]": {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
+	"uvmsim suv-analyze":                         {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
+	"uvmsim grit-characterize":                   {[]string{"grit-characterize", "--scale", "0.01", "--out", "{tmp}/grit"}, exitOK},
+	"uvmsim run --preset grit --workload grit-st --policy ac [--gpus N] [--scale F] [--json FILE] [--check]": {
+		[]string{"run", "--preset", "grit", "--workload", "grit-st", "--policy", "ac", "--gpus", "4", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--json", "{tmp}/m.json", "--check"}, exitOK},
+	"uvmsim experiment grit-schemes [--workloads LIST] [--schemes ot,ac,dup] [--scale F] [--jobs N] [--out DIR]": {
+		[]string{"experiment", "grit-schemes", "--workloads", "grit-gemm", "--schemes", "ot,ac,dup", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "1", "--out", "{tmp}/gs"}, exitOK},
+	"uvmsim experiment grit [--workloads LIST] [--gpus N] [--scale F] [--jobs N] [--runs DIR] [--out DIR]": {
+		[]string{"experiment", "grit", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "1", "--runs", "{tmp}/gr", "--out", "{tmp}/g"}, exitOK},
+	"uvmsim experiment grit-characterize [--scale F] [--out DIR]": {
+		[]string{"experiment", "grit-characterize", "--workloads", "grit-gemm", "--scale", "0.01", "--out", "{tmp}/gc"}, exitOK},
 	"uvmsim COMMAND --help":                                               {[]string{"run", "--help"}, exitOK},
 	"uvmsim run --workload sssp --scale 10000":                            {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
 	"uvmsim run --workload sssp --scale 10000 --set run.max_memory_gb=16": {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,12 @@ import (
 // each run's result as it finishes (resuming from those already stored),
 // and writes its results, tables and plots.
 func experimentCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == experiment.GritSchemesName || args[0] == experiment.GritCharacterizeName) {
+		return gritExperimentCmd(args[0], args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && slices.Contains(experiment.GritStudyNames, args[0]) {
+		return gritStudyCmd(args[0], args[1:], stdout, stderr)
+	}
 	var (
 		b     batchFlags
 		quick bool
@@ -30,7 +37,10 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 		for _, e := range experiment.Experiments() {
 			fmt.Fprintf(stderr, "  %-18s %s\n", e.Name, e.Title)
 		}
-		fmt.Fprintf(stderr, "  %-18s every run of the above, and the validation table (validation.md)\nflags:\n%s", experiment.ValidateName, fs.FlagUsages())
+		fmt.Fprintf(stderr, "  %-18s every run of the above, and the validation table (validation.md)\n", experiment.ValidateName)
+		fmt.Fprintf(stderr, "  %-18s the uniform multi-GPU schemes on GRIT's workloads (GRIT Fig. 1; own flags: uvmsim experiment %s --help)\n", experiment.GritSchemesName, experiment.GritSchemesName)
+		fmt.Fprintf(stderr, "  %-18s GRIT Fig. 4's page sharing of GRIT's workloads (own flags)\n", experiment.GritCharacterizeName)
+		fmt.Fprintf(stderr, "  %-18s GRIT's evaluation, Figs. 17-29, and its validation rows (own flags)\nflags:\n%s", strings.Join(experiment.GritStudyNames, ", "), fs.FlagUsages())
 	}
 	b.register(fs, "all", "output directory (default out/NAME): runs/ (one result per run), results.csv, results.json, tables and figures")
 	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g (--workloads and --scale win)", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ func gritCharacterizeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("grit-characterize", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	p := characterize.GRIT
-	var names, csvFile string
+	var names, out string
 	var scale float64
 	var perAlloc bool
 	var seed uint64
@@ -35,7 +36,7 @@ func gritCharacterizeCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&scale, "scale", 1, "problem size factor (0, 10000]")
 	fs.Uint64Var(&seed, "seed", 1, "random seed")
 	fs.BoolVar(&perAlloc, "allocs", false, "also a row per allocation")
-	fs.StringVar(&csvFile, "csv", "grit-characterize.csv", "CSV output file")
+	fs.StringVar(&out, "out", "", "directory to write grit-characterize.csv into (default: print only)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
@@ -60,12 +61,22 @@ func gritCharacterizeCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		wls = append(wls, wl)
 	}
-	f, err := os.Create(csvFile)
-	if err != nil {
-		return err
+	// The CSV goes under --out only: nothing is written into the working
+	// directory unasked.
+	var sink io.Writer = io.Discard
+	var f *os.File
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return usage("--out: %v", err)
+		}
+		var err error
+		if f, err = os.Create(filepath.Join(out, "grit-characterize.csv")); err != nil {
+			return usage("--out: %v", err)
+		}
+		defer f.Close()
+		sink = f
 	}
-	defer f.Close()
-	w := csv.NewWriter(f)
+	w := csv.NewWriter(sink)
 	_ = w.Write([]string{"workload", "allocation", "gpus", "pages", "private", "shared_ro", "shared_rw",
 		"accesses", "private_accesses", "shared_ro_accesses", "shared_rw_accesses"})
 	fmt.Fprintf(stdout, "%-10s %-14s %8s %9s %9s %9s %9s %9s\n", "workload", "allocation", "pages", "private%", "shared%", "sh-RO%", "sh-RW%", "acc-sh%")
@@ -94,6 +105,9 @@ func gritCharacterizeCmd(args []string, stdout, stderr io.Writer) error {
 	w.Flush()
 	if err := w.Error(); err != nil {
 		return err
+	}
+	if f == nil {
+		return nil
 	}
 	return f.Close()
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/experiment"
+	"github.com/uvmmu/uvmmu/sim/multigpu"
 	"github.com/uvmmu/uvmmu/sim/policy"
 	"github.com/uvmmu/uvmmu/sim/system"
 	"github.com/uvmmu/uvmmu/sim/workload"
@@ -159,9 +160,9 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 // configFlags are the flags that make a configuration, shared by run and
 // signals.
 type configFlags struct {
-	workload, traceFile, policy, oversub, scale, seed, configFile, preset string
-	sets                                                                  []string
-	check                                                                 bool
+	workload, traceFile, policy, oversub, scale, seed, configFile, preset, gpus string
+	sets                                                                        []string
+	check                                                                       bool
 }
 
 // add declares the flags on fs. The run.* flags are strings applied with
@@ -170,7 +171,8 @@ type configFlags struct {
 func (f *configFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.workload, "workload", "", "workload name ("+strings.Join(workload.Names(), ", ")+"); run.workload")
 	fs.StringVar(&f.traceFile, "trace-file", "", "run a recorded trace (docs/trace-format.md, plain or gzip) instead of a built-in workload")
-	fs.StringVar(&f.policy, "policy", "", "migration policy ("+strings.Join(policy.Names(), ", ")+"); run.policy")
+	fs.StringVar(&f.policy, "policy", "", "migration policy ("+strings.Join(policy.Names(), ", ")+"; run.policy), or with more than one GPU the multi-GPU scheme ("+strings.Join(multigpu.Names(), ", ")+"; multigpu.policy)")
+	fs.StringVar(&f.gpus, "gpus", "", "GPUs, 1..16: above 1 the multi-GPU system of GRIT (docs/grit.md); multigpu.gpus")
 	fs.StringVar(&f.oversub, "oversub", "", "oversubscription ratio in percent, 100..1000; run.oversub_pct")
 	fs.StringVar(&f.scale, "scale", "", "workload size multiplier; run.scale")
 	fs.StringVar(&f.seed, "seed", "", "random seed, a decimal integer; run.seed")
@@ -198,9 +200,18 @@ func (f *configFlags) build(fs *pflag.FlagSet) (config.Config, error) {
 			return cfg, usageError{err}
 		}
 	}
+	if fs.Changed("gpus") {
+		if err := cfg.Set("multigpu.gpus=" + f.gpus); err != nil {
+			return cfg, usage("--gpus: %v", err)
+		}
+	}
+	policyKey := "run.policy"
+	if cfg.MultiGPU.GPUs > 1 {
+		policyKey = "multigpu.policy"
+	}
 	for _, d := range []struct{ flag, key, value string }{
 		{"workload", "run.workload", f.workload},
-		{"policy", "run.policy", f.policy},
+		{"policy", policyKey, f.policy},
 		{"oversub", "run.oversub_pct", f.oversub},
 		{"scale", "run.scale", f.scale},
 		{"seed", "run.seed", f.seed},
@@ -228,6 +239,9 @@ func (f *configFlags) build(fs *pflag.FlagSet) (config.Config, error) {
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err}
+	}
+	if cfg.MultiGPU.GPUs > 1 {
+		return cfg, checkMultiGPUWorkload(cfg.Run.Workload)
 	}
 	if err := workload.CheckName(cfg.Run.Workload); err != nil {
 		return cfg, usage("run.workload: %v", err)
@@ -290,6 +304,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	cfg, err := f.build(fs)
 	if err != nil {
 		return err
+	}
+	if cfg.MultiGPU.GPUs > 1 {
+		return runMultiGPU(&cfg, &f, fs, stdout)
 	}
 	switch {
 	case fs.Changed("json") && f.jsonFile == "":
@@ -456,6 +473,10 @@ func listCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "policies:")
 	for _, n := range policy.Names() {
 		fmt.Fprintf(stdout, "  %-10s %s\n", n, policy.Describe[n])
+	}
+	fmt.Fprintln(stdout, "multi-GPU policies (--gpus N above 1, or multigpu.policy):")
+	for _, n := range multigpu.Names() {
+		fmt.Fprintf(stdout, "  %-11s %s\n", n, multigpu.Describe[n])
 	}
 	fmt.Fprintln(stdout, "presets (--preset NAME, or run.preset; the keys each one sets):")
 	for _, p := range config.Presets() {

@@ -1,0 +1,120 @@
+// Package multigpu is GRIT's multi-GPU system (SPEC 8; GRIT, seed 003,
+// Sections II-III and Table I): N GPUs (multigpu.gpus, 2..16; the grit
+// preset sets 4), each built from the single-GPU blocks, a host driver
+// holding the centralized page table, and the uniform page placement
+// schemes GRIT starts from, all on one rtl simulator stepped in lockstep.
+//
+//	            ┌──────────────── GPU g (x N) ─────────────────┐
+//	dispatcher ─► SM[i] ◄─► L1 TLB[i] ── misses ─► walk arbiter ─► GMMU
+//	 (GPU first)  │  ▲          │ hits (tapped)              (local table,
+//	              │  │          ▼                             4 levels, PWC)
+//	              │  │      counters ── promotions ─┐              │
+//	              │  └─ fill + replay ── router ◄── protection check
+//	              │                        │ remote, not present,  │
+//	              │                        │ protection            │
+//	              ▼                        ▼                       │
+//	        DRAM / caches       host driver (centralized table) ───┘ PTE writes
+//	        remote lines ──►    NVLink (all-to-all) · PCIe per GPU   TLB shootdowns
+//
+// Each GPU (System.GPUs) has its SMs (sim/gpu), a per-SM L1 TLB
+// (blocks/tlb), the walk arbiter and a GMMU with its local page table
+// (blocks/ptw, GRIT Table I's ptw.GRITConfig: four levels at
+// gpu.walk_cycles each, a 128-entry page-walk cache, gpu.walkers walkers,
+// gpu.walk_queue entries), the router, DRAM (gpu.Memory), the L1/L2 data
+// caches (gpu.Caches, cache.*), and two blocks of its own here: the
+// ProtectionCheck stage after the GMMU, which turns a store's walk to a
+// read-only replica into a protection fault for the driver, and the
+// Counters tap on the L1 TLBs' responses, which counts local and remote
+// accesses and, under ac, raises promotions. GRIT Table I's shared L2 TLB
+// is not modelled: L1 misses go to the GMMU and its page-walk cache.
+//
+// # Topology and links
+//
+// NVLink is all-to-all point to point: every ordered GPU pair has its own
+// link of multigpu.nvlink_gbs (GRIT Table I's 300 GB/s NVLink-v2 read as
+// each directed link), so copies between different pairs never queue
+// behind one another. A page copy over a link takes its 4 KB wire time at
+// the link's bandwidth, booked on the link's budget, plus
+// multigpu.nvlink_latency_cycles. A load through a remote mapping reads
+// its lines from the owner at line granularity on the requesting GPU's
+// remote path (gpu.Memory's remote side, timed with the same NVLink
+// bandwidth and latency); stores through a remote mapping carry no data
+// in this model, as stores in the single-GPU system. Each GPU has its own
+// PCIe link to the host (GRIT Table I's PCIe-v4 32 GB/s, pcie.bandwidth_gbs
+// per direction, half of pcie.rtt_us per crossing): a cold page and an
+// evicted page cross it.
+//
+// # Memory
+//
+// GRIT Table I configures DRAM "to 70% of application's memory footprint".
+// The model reads it per GPU: each GPU holds multigpu.memory_pct of the
+// footprint (every allocation, in 4 KB pages), so four GPUs hold 280% of
+// it between them, and a GPU fills up when the thread-block placement
+// concentrates its pages there or duplication replicates them. A full
+// GPU evicts its least recently placed page (LRU over the driver's
+// placements and faults: the driver sees faults, not hits); the last copy
+// of a page goes back to host memory over PCIe, and every GPU mapping it
+// remotely is invalidated first. The ideal policy never fills.
+//
+// # Thread blocks
+//
+// Dispatcher places thread blocks round robin over one GPU's SMs and moves
+// to the next GPU only when the GPU cannot take more (GRIT III-B).
+//
+// # The host driver
+//
+// Driver serves every GPU's faults: a walk that ends at a not-present PTE
+// (a local fault), a store's walk that ends at a read-only replica (a
+// protection fault), and an access-counter promotion. Each GPU has a fault
+// buffer; the driver takes one request at a time, round robin over the
+// GPUs, pays multigpu.fault_latency_us (the handling latency GRIT does not
+// give: a key, swept in docs/grit.md), asks the Decider for the page's
+// scheme, builds a plan on the centralized table and carries its steps out
+// one after the other: page-table writes in the GPUs' GMMUs (their caches
+// drop the page's lines as its PTE leaves local memory), TLB shootdowns
+// with their acknowledgements, evictions, the page copy, the requester's
+// new PTE and the answer to its walk. A walk to a page its GPU already maps
+// (a remote mapping, or a copy just installed) is answered from the GPU's
+// side without the fault path.
+//
+// # Schemes and the Decider interface
+//
+// Names lists the policies: ot (on-touch migration), first-touch, ideal
+// (GRIT's), ac (access-counter migration, GRIT Table I's threshold 256 per
+// 64 KB group, multigpu.ac_threshold) and dup (duplication with write
+// collapse). The driver applies a scheme per fault, not per run: at every
+// local fault, protection fault and promotion it calls
+//
+//	Decider.Decide(f Fault, p Page, cycle uint64) pte.Scheme
+//
+// with the fault (kind, GPU, page, VPN, store or load) and the page's
+// centralized entry (holders, remote mappings, owner, writable, the scheme
+// bits of its previous fault, data version), and applies the scheme it
+// returns: pte.SchemeOnTouch migrates the page to the requester,
+// pte.SchemeAccessCounter maps it remotely at its owner (a page in host
+// memory moves to its first requester; a promotion migrates it),
+// pte.SchemeDuplication replicates it read-only on a load and collapses the
+// other replicas on a store. The scheme is stored in the page's entry
+// (Page.Scheme) and in bits 9-10 of every PTE the driver writes for the
+// page (GRIT Table IV), so a per-page policy reads its earlier decisions
+// back from either. The uniform policies are Uniform deciders; GRIT's
+// fault-aware initiator, PA-Table, PA-Cache and neighbouring-aware
+// prediction plug in as a Decider of their own, set in Policy.Decider, with
+// the counters (Policy.Counters) on so that access-counter pages can
+// promote. Decide runs inside the driver block's Eval, once per fault
+// served and at most once per cycle, so a decider may keep its own state
+// and count time by the cycle argument.
+//
+// # Invariants
+//
+// System.Check (every test; uvmsim run --check) verifies between cycles
+// that each page is in one place or replicated read-only with every replica
+// at the page's version (Table.Check), that no write proceeds while
+// another replica exists (replicas are read-only in every GPU's table),
+// that no frame of any GPU holds two pages, and that every GPU's local
+// page table agrees with the centralized table for every page the driver
+// is not changing at that moment. The ideal policy alone keeps writable
+// copies on several GPUs, as GRIT defines it. The watchdog names every SM
+// holding warps and the driver's step and buffers when nothing moves for
+// check.watchdog_cycles.
+package multigpu

@@ -1,0 +1,540 @@
+package multigpu
+
+import (
+	"fmt"
+
+	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/blocks/ptw"
+	"github.com/uvmmu/uvmmu/blocks/tlb"
+	"github.com/uvmmu/uvmmu/rtl"
+	"github.com/uvmmu/uvmmu/sim/gpu"
+)
+
+// DriverPorts are the host driver's wires, all of them other blocks'
+// ports, per GPU in GPU order.
+type DriverPorts struct {
+	Remote   []ptw.PTEPort[ptw.Walk]            // in: walks the router passes on (remote, not-present or protection)
+	Migrated []ptw.PTEPort[ptw.Walk]            // out: the walks' answers
+	Update   []ptw.PTEPort[uint64]              // out: the GMMUs' page-table writes
+	Promote  []*rtl.Decoupled[ptw.Walk]         // in: access-counter promotions; nil entries without counters
+	Inval    [][]*rtl.Decoupled[tlb.Invalidate] // out: per GPU, per SM: L1 TLB shootdowns
+	InvalAck [][]*rtl.Decoupled[tlb.Invalidate] // in: their acknowledgements
+	Host     *rtl.Decoupled[uint16]             // in: a host phase starts
+	HostDone *rtl.Decoupled[uint16]             // out: it is over
+}
+
+// DriverConfig is the driver's timing.
+type DriverConfig struct {
+	GPUs    int
+	BaseVPN uint64
+	// FaultCycles is the handling latency of a fault before the driver
+	// acts (multigpu.fault_latency_us).
+	FaultCycles uint64
+	// Link timing: a page copy takes the link's latency after its 4 KB
+	// have crossed at the link's byte time (2^-16 cycles per byte).
+	NVLinkByteTime, NVLinkLatency uint64
+	PCIeByteTime, PCIeLatency     uint64
+	// FaultQueue is each GPU's fault buffer entries.
+	FaultQueue int
+}
+
+// GPUStats are one GPU's counts of the driver's work.
+type GPUStats struct {
+	LocalFaults      uint64 `json:"local_faults"`
+	ProtectionFaults uint64 `json:"protection_faults"`
+	Promotions       uint64 `json:"promotions"`
+	Migrations       uint64 `json:"migrations"`         // pages moved into this GPU
+	ReplicasMade     uint64 `json:"replicas_made"`      // read-only replicas made in this GPU
+	ReplicasCollapse uint64 `json:"replicas_collapsed"` // write collapses this GPU's stores caused
+	Invalidations    uint64 `json:"invalidations"`      // invalidation messages this GPU received
+	Evictions        uint64 `json:"evictions"`          // pages this GPU gave up for room
+	NVLinkBytes      uint64 `json:"nvlink_bytes"`       // page bytes received over NVLink
+	PCIeH2DBytes     uint64 `json:"pcie_h2d_bytes"`
+	PCIeD2HBytes     uint64 `json:"pcie_d2h_bytes"`
+	FastAnswers      uint64 `json:"remote_walks_answered"` // walks to remote mappings answered without the host
+}
+
+// Driver is the host's UVM driver for N GPUs (GRIT Section II-B): it
+// keeps the centralized page table, takes each GPU's local faults,
+// protection faults and access-counter promotions into per-GPU fault
+// buffers, and serves them one at a time: the fault-handling latency, the
+// scheme's decision (Decider), then the steps of a plan (plan.go) that
+// invalidate other GPUs' PTEs, TLB entries and cached lines, evict for
+// room, copy the page over NVLink or PCIe, install the new PTE and answer
+// the walk.
+//
+// A walk whose GPU already maps the page (a remote mapping, or a copy
+// the driver has just installed) is answered at once from the GPU's side
+// of the fault path without the host: its GMMU walked a remote PTE, which
+// it hands back to the TLB.
+//
+// The driver's timed state (fault buffers, the step counter, the link
+// budgets, the shootdown masks, the answers offered) is registers; the
+// centralized table and the statistics are the host software's memory,
+// changed only in Eval.
+type Driver struct {
+	rtl.Base
+	DriverPorts
+
+	cfg     DriverConfig
+	table   *Table
+	planner planner
+	policy  Policy
+	cur     plan
+	stats   []GPUStats
+	sms     int
+
+	faults   []*rtl.Ring[ptw.Walk] // per GPU: the fault buffer
+	promos   []*rtl.Ring[ptw.Walk] // per GPU: promotions waiting
+	fast     *rtl.Reg[uint16]      // bit g: a fast answer is offered to GPU g
+	fastWalk *rtl.Vec[uint64]      // its walk (Walk.Pack)
+	fastPTE  *rtl.Vec[pte.PTE]
+
+	running     *rtl.Reg[bool]   // a plan is being carried out
+	step        *rtl.Reg[uint8]  // its current step
+	started     *rtl.Reg[bool]   // the current step's start actions are done
+	until       *rtl.Reg[uint64] // a timed step ends at this cycle
+	walk        *rtl.Reg[uint64] // the fault being served (Walk.Pack)
+	gpu         *rtl.Reg[uint8]  // its GPU
+	next        *rtl.Reg[uint8]  // the buffer favoured next
+	answer      *rtl.Reg[bool]   // the fault's answer is offered on Migrated[gpu]
+	ansPTE      *rtl.Reg[pte.PTE]
+	inval       *rtl.Vec[uint64] // per GPU: TLBs still to receive the shootdown
+	acks        *rtl.Vec[uint64] // per GPU: TLBs whose acknowledgement is due
+	nvBusy      *rtl.Vec[uint64] // per directed GPU pair src*N+dst: fixed-point cycle the link is next free
+	h2dBusy     *rtl.Vec[uint64] // per GPU: its PCIe link, host to GPU
+	d2hBusy     *rtl.Vec[uint64] // per GPU: GPU to host
+	hostPending *rtl.Reg[bool]
+	hostPhase   *rtl.Reg[uint16]
+}
+
+// NewDriver builds the driver under path over table t for policy p.
+func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, ports DriverPorts) (*Driver, error) {
+	n := cfg.GPUs
+	if n < 1 || n > MaxGPUs || len(ports.Remote) != n || len(ports.Migrated) != n || len(ports.Update) != n || len(ports.Inval) != n || len(ports.InvalAck) != n {
+		return nil, fmt.Errorf("multigpu: driver needs 1..%d GPUs with every port, got %d", MaxGPUs, n)
+	}
+	d := &Driver{DriverPorts: ports, cfg: cfg, table: t, policy: p, stats: make([]GPUStats, n), sms: len(ports.Inval[0])}
+	d.planner = planner{t: t, gpus: n, baseVPN: cfg.BaseVPN, policy: p, latency: true}
+	s.Add(d, path)
+	b := &d.Base
+	for g := range n {
+		d.faults = append(d.faults, rtl.NewRingOf[ptw.Walk](b, fmt.Sprintf("gpu%d.faults", g), cfg.FaultQueue, ptw.WalkBits, false))
+		d.promos = append(d.promos, rtl.NewRingOf[ptw.Walk](b, fmt.Sprintf("gpu%d.promotions", g), 4, ptw.WalkBits, false))
+		ports.Remote[g].Consumer(b)
+		ports.Migrated[g].Producer(b)
+		ports.Update[g].Producer(b)
+		if ports.Promote != nil && ports.Promote[g] != nil {
+			ports.Promote[g].Consumer(b)
+		}
+		for k := range ports.Inval[g] {
+			ports.Inval[g][k].Producer(b)
+			ports.InvalAck[g][k].Consumer(b)
+		}
+	}
+	d.fast = rtl.NewReg[uint16](b, "fast_valid", n, 0)
+	d.fastWalk = rtl.NewVec[uint64](b, "fast_walk", n, ptw.WalkBits, 0)
+	d.fastPTE = rtl.NewVec[pte.PTE](b, "fast_pte", n, 64, 0)
+	d.running = rtl.NewFlag(b, "running", false)
+	d.step = rtl.NewReg[uint8](b, "step", 4, 0)
+	d.started = rtl.NewFlag(b, "started", false)
+	d.until = rtl.NewReg[uint64](b, "until", 64, 0)
+	d.walk = rtl.NewReg[uint64](b, "walk", ptw.WalkBits, 0)
+	d.gpu = rtl.NewReg[uint8](b, "gpu", 4, 0)
+	d.next = rtl.NewReg[uint8](b, "next", 5, 0)
+	d.answer = rtl.NewFlag(b, "answer_valid", false)
+	d.ansPTE = rtl.NewReg[pte.PTE](b, "answer_pte", 64, 0)
+	d.inval = rtl.NewVec[uint64](b, "inval", n, d.sms, 0)
+	d.acks = rtl.NewVec[uint64](b, "acks", n, d.sms, 0)
+	d.nvBusy = rtl.NewVec[uint64](b, "nvlink_busy", n*n, 64, 0)
+	d.h2dBusy = rtl.NewVec[uint64](b, "pcie_h2d_busy", n, 64, 0)
+	d.d2hBusy = rtl.NewVec[uint64](b, "pcie_d2h_busy", n, 64, 0)
+	d.hostPending = rtl.NewFlag(b, "host_pending", false)
+	d.hostPhase = rtl.NewReg[uint16](b, "host_phase", 16, 0)
+	ports.Host.Consumer(b)
+	ports.HostDone.Producer(b)
+	return d, nil
+}
+
+func unpackWalk(p uint64) ptw.Walk {
+	vpn, req, w := pte.UnpackRequest(p)
+	return ptw.Walk{VPN: vpn, Requester: req, Write: w}
+}
+
+// Drive offers the answers, the current step's page-table writes and
+// shootdowns, and the buffers' room.
+func (d *Driver) Drive() {
+	running := d.running.Q()
+	var cur *op
+	if running && int(d.step.Q()) < d.cur.n {
+		cur = &d.cur.ops[d.step.Q()]
+	}
+	for g := range d.cfg.GPUs {
+		fast := d.fast.Q()>>g&1 != 0
+		d.Remote[g].Ready.Set(!fast && !d.faults[g].Full())
+		m := d.Migrated[g]
+		host := d.answer.Q() && int(d.gpu.Q()) == g
+		m.Valid.Set(fast || host)
+		if fast {
+			m.Bits.Set(unpackWalk(d.fastWalk.At(g).Q()))
+			m.PTE.Set(d.fastPTE.At(g).Q())
+		} else if host {
+			m.Bits.Set(unpackWalk(d.walk.Q()))
+			m.PTE.Set(d.ansPTE.Q())
+		}
+		if d.Promote != nil && d.Promote[g] != nil {
+			d.Promote[g].Ready.Set(!d.promos[g].Full())
+		}
+		write := cur != nil && cur.kind == opWrite && cur.mask>>g&1 != 0
+		u := d.Update[g]
+		u.Valid.Set(write)
+		if write {
+			u.Bits.Set(cur.vpn)
+			u.PTE.Set(cur.pte[g])
+		}
+		// The shootdown wires change only during a shootdown step: its
+		// requests are all taken before its last acknowledgement, so they
+		// are low again when it ends.
+		if cur == nil || cur.kind != opShoot || cur.mask>>g&1 == 0 {
+			continue
+		}
+		pending := d.inval.At(g).Q()
+		for k, p := range d.Inval[g] {
+			p.Valid.Set(pending>>k&1 != 0)
+			if pending>>k&1 != 0 {
+				p.Bits.Set(tlb.Invalidate{VPN: cur.vpn})
+			}
+			d.InvalAck[g][k].Ready.Set(true)
+		}
+	}
+	d.Host.Ready.Set(!d.hostPending.Q())
+	d.HostDone.Valid.Set(d.hostPending.Q())
+	d.HostDone.Bits.Set(d.hostPhase.Q())
+}
+
+// Eval takes walks and promotions, answers, and advances the plan.
+func (d *Driver) Eval() {
+	now := d.Now()
+	running := d.running.Q()
+	answer := d.answer.Q()
+	if answer && d.Migrated[d.gpu.Q()].Fire() && d.fast.Q()>>d.gpu.Q()&1 == 0 {
+		answer = false
+	}
+	// The buffer served next: round robin over the GPUs from next.
+	sel := -1
+	if !running && !answer {
+		n := d.cfg.GPUs
+		for k := range n {
+			g := (int(d.next.Q()) + k) % n
+			if d.faults[g].Len() > 0 || d.promos[g].Len() > 0 {
+				sel = g
+				break
+			}
+		}
+	}
+	stay, waiting := false, false
+	fastMask := d.fast.Q()
+	for g := range d.cfg.GPUs {
+		fast := fastMask>>g&1 != 0
+		if fast && d.Migrated[g].Fire() {
+			fast = false
+		}
+		var push bool
+		var w ptw.Walk
+		if d.Remote[g].Fire() {
+			w = d.Remote[g].Bits.Get()
+			i := d.pageOf(w.VPN)
+			if !fast && d.planner.satisfied(i, g, w.Write) && !d.busyPage(i) {
+				fast = true
+				d.fastWalk.At(g).Set(w.Pack())
+				d.fastPTE.At(g).Set(d.planner.localPTE(i, g))
+				d.stats[g].FastAnswers++
+			} else {
+				push = true
+			}
+		}
+		fastMask = fastMask&^(1<<g) | uint16(b2i(fast))<<g
+		pop := sel == g && d.faults[g].Len() > 0
+		if push || pop {
+			d.faults[g].Update(push, w, 0, pop)
+		}
+		var pw ptw.Walk
+		ppush := d.Promote != nil && d.Promote[g] != nil && d.Promote[g].Fire()
+		if ppush {
+			pw = d.Promote[g].Bits.Get()
+		}
+		ppop := sel == g && !pop
+		if ppush || ppop {
+			d.promos[g].Update(ppush, pw, 0, ppop)
+		}
+		faults := int(d.faults[g].Len()) + b2i(push) - b2i(pop)
+		promos := int(d.promos[g].Len()) + b2i(ppush) - b2i(ppop)
+		if faults+promos > 0 {
+			waiting = true
+		}
+		// A walk or promotion offered while the driver will take it keeps
+		// the driver awake: the next one may carry the same bits and wake
+		// nothing. One it cannot take waits for Ready, which only the
+		// driver raises.
+		takesWalk := !fast && faults < int(d.faults[g].Depth())
+		takesPromo := d.Promote != nil && d.Promote[g] != nil && promos < int(d.promos[g].Depth())
+		stay = stay || fast || d.Remote[g].Valid.Get() && takesWalk || takesPromo && d.Promote[g].Valid.Get()
+	}
+	if fastMask != d.fast.Q() {
+		d.fast.Set(fastMask)
+	}
+	if sel >= 0 {
+		if d.faults[sel].Len() > 0 {
+			answer = d.take(sel, d.faults[sel].Head(), false, now)
+		} else {
+			answer = d.take(sel, d.promos[sel].Head(), true, now)
+		}
+		d.next.Set(uint8((sel + 1) % d.cfg.GPUs))
+		running = d.cur.n > 0 && !answer
+		stay = true
+	}
+	wake := rtl.Never
+	if d.running.Q() {
+		var busy bool
+		busy, wake, answer, running = d.advance(now, answer)
+		stay = stay || busy
+	}
+	if answer != d.answer.Q() {
+		d.answer.Set(answer)
+	}
+	pending := d.hostPending.Q()
+	switch {
+	case d.Host.Fire():
+		pending = true
+		d.hostPending.Set(true)
+		d.hostPhase.Set(d.Host.Bits.Get())
+	case d.HostDone.Fire():
+		pending = false
+		d.hostPending.Set(false)
+	}
+	if stay || answer || pending || (waiting && !running) {
+		return // awake next cycle: it read the time
+	}
+	d.SleepUntil(wake)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (d *Driver) pageOf(vpn uint64) int { return int(vpn - d.cfg.BaseVPN) }
+
+// busyPage reports whether the plan under way still changes page i's
+// local tables.
+func (d *Driver) busyPage(i int) bool {
+	return d.running.Q() && (d.cur.busy[0] == i || d.cur.busy[1] == i)
+}
+
+// take starts serving walk w of GPU g (a promotion if promo): a walk the
+// table already satisfies is answered at once (take reports it), anything
+// else gets a plan.
+func (d *Driver) take(g int, w ptw.Walk, promo bool, now uint64) bool {
+	i := d.pageOf(w.VPN)
+	t := d.table
+	p := t.Page(i)
+	f := Fault{Kind: LocalFault, GPU: g, Page: i, VPN: w.VPN, Write: w.Write}
+	switch {
+	case promo && (p.Has(g) || !p.MapsRemote(g)):
+		// The page came to this GPU, or its mapping went, since the
+		// counter raised: nothing to promote.
+		d.cur.n = 0
+		return false
+	case promo:
+		f.Kind = Promotion
+	case d.planner.satisfied(i, g, w.Write):
+		d.walk.Set(w.Pack())
+		d.gpu.Set(uint8(g))
+		d.ansPTE.Set(d.planner.localPTE(i, g))
+		d.cur.n = 0
+		return true
+	case p.Has(g) && w.Write && !p.Writable:
+		f.Kind = ProtectionFault
+	}
+	s := d.policy.Decider.Decide(f, p, now)
+	d.planner.build(&d.cur, f, s)
+	if st, ok := d.policy.Decider.(Staller); ok && d.cur.n > 0 && d.cur.ops[0].kind == opWait {
+		d.cur.ops[0].stall = st.Stall()
+	}
+	st := &d.stats[g]
+	switch f.Kind {
+	case LocalFault:
+		st.LocalFaults++
+	case ProtectionFault:
+		st.ProtectionFaults++
+	case Promotion:
+		st.Promotions++
+	}
+	st.Migrations += d.cur.migrations
+	st.ReplicasMade += d.cur.replicas
+	st.ReplicasCollapse += d.cur.collapsed
+	st.Evictions += d.cur.evictions
+	d.walk.Set(w.Pack())
+	d.gpu.Set(uint8(g))
+	d.running.Set(true)
+	d.step.Set(0)
+	return false
+}
+
+// advance carries out the current step, answer being whether an answer
+// is offered after this cycle. It reports whether the driver must run next
+// cycle, else the cycle it next has work at, and the answer and running
+// state after this cycle.
+func (d *Driver) advance(now uint64, answer bool) (busy bool, wake uint64, answerOut, running bool) {
+	k := int(d.step.Q())
+	o := &d.cur.ops[k]
+	done := false
+	wake = rtl.Never
+	switch o.kind {
+	case opWait, opCopy:
+		if !d.started.Q() {
+			d.started.Set(true)
+			end := now + d.cfg.FaultCycles + o.stall
+			if o.kind == opCopy {
+				end = d.copyDone(o, now)
+			}
+			d.until.Set(end)
+			return end <= now+1, end, answer, true
+		}
+		done = now >= d.until.Q()
+		if !done {
+			return false, d.until.Q(), answer, true
+		}
+	case opWrite:
+		done = true // the GMMUs' update ports are always ready
+	case opShoot:
+		done = d.shoot(o)
+	case opAnswer:
+		if answer {
+			return true, wake, answer, true
+		}
+		answer = true
+		d.ansPTE.Set(o.pte[d.gpu.Q()])
+		done = true
+	}
+	if !done {
+		return true, wake, answer, true
+	}
+	if d.started.Q() {
+		d.started.Set(false)
+	}
+	d.step.Set(uint8(k + 1))
+	if k+1 >= d.cur.n {
+		d.running.Set(false)
+		return true, wake, answer, false
+	}
+	return true, wake, answer, true
+}
+
+// shoot runs a shootdown step: it arms every TLB of the masked GPUs, then
+// clears each as its request and its acknowledgement fire.
+func (d *Driver) shoot(o *op) bool {
+	all := uint64(1)<<d.sms - 1
+	if !d.started.Q() {
+		d.started.Set(true)
+		for m := o.mask; m != 0; m &= m - 1 {
+			g := trailing(m)
+			d.inval.At(g).Set(all)
+			d.acks.At(g).Set(all)
+			d.stats[g].Invalidations++
+		}
+		return false
+	}
+	left := false
+	for m := o.mask; m != 0; m &= m - 1 {
+		g := trailing(m)
+		inv, ack := d.inval.At(g).Q(), d.acks.At(g).Q()
+		ni, na := inv, ack
+		for k := range d.sms {
+			if inv>>k&1 != 0 && d.Inval[g][k].Fire() {
+				ni &^= 1 << k
+			}
+			if ack>>k&1 != 0 && d.InvalAck[g][k].Fire() {
+				na &^= 1 << k
+			}
+		}
+		if ni != inv {
+			d.inval.At(g).Set(ni)
+		}
+		if na != ack {
+			d.acks.At(g).Set(na)
+		}
+		left = left || na != 0
+	}
+	return !left
+}
+
+// copyDone books the page copy on its link and returns the cycle its last
+// byte and the link latency are over.
+func (d *Driver) copyDone(o *op, now uint64) uint64 {
+	const page = 1 << gpu.PageShift
+	var busy *rtl.Reg[uint64]
+	var byteTime, latency uint64
+	switch {
+	case o.src == Host:
+		busy, byteTime, latency = d.h2dBusy.At(int(o.dst)), d.cfg.PCIeByteTime, d.cfg.PCIeLatency
+		d.stats[o.dst].PCIeH2DBytes += page
+	case o.dst == Host:
+		busy, byteTime, latency = d.d2hBusy.At(int(o.src)), d.cfg.PCIeByteTime, d.cfg.PCIeLatency
+		d.stats[o.src].PCIeD2HBytes += page
+	default:
+		busy, byteTime, latency = d.nvBusy.At(int(o.src)*d.cfg.GPUs+int(o.dst)), d.cfg.NVLinkByteTime, d.cfg.NVLinkLatency
+		d.stats[o.dst].NVLinkBytes += page
+	}
+	b := max(busy.Q(), now<<gpu.FixedPointBits) + page*byteTime
+	busy.Set(b)
+	return (b+1<<gpu.FixedPointBits-1)>>gpu.FixedPointBits + latency
+}
+
+func trailing(m uint16) int {
+	for k := 0; k < 16; k++ {
+		if m>>k&1 != 0 {
+			return k
+		}
+	}
+	return 16
+}
+
+// Stats are the per-GPU counts so far.
+func (d *Driver) Stats() []GPUStats { return d.stats }
+
+// Table is the centralized page table.
+func (d *Driver) Table() *Table { return d.table }
+
+// Busy describes the driver's unfinished work for the watchdog.
+func (d *Driver) Busy() []string {
+	var lines []string
+	if d.running.Q() {
+		k := int(d.step.Q())
+		w := unpackWalk(d.walk.Q())
+		what := "done"
+		if k < d.cur.n {
+			what = [...]string{"fault latency", "page-table write", "TLB shootdown", "page copy", "answer"}[d.cur.ops[k].kind]
+		}
+		line := fmt.Sprintf("%s: serving GPU %d's fault on VPN %#x, step %d of %d (%s)", d.Path(), d.gpu.Q(), w.VPN, k+1, d.cur.n, what)
+		if k < d.cur.n && d.cur.ops[k].kind == opShoot {
+			for g := range d.cfg.GPUs {
+				if a := d.acks.At(g).Q(); a != 0 {
+					line += fmt.Sprintf("; gpu%d TLBs %#x not acknowledged", g, a)
+				}
+			}
+		}
+		lines = append(lines, line)
+	}
+	for g := range d.cfg.GPUs {
+		if n := d.faults[g].Len() + d.promos[g].Len(); n > 0 {
+			lines = append(lines, fmt.Sprintf("%s.gpu%d.faults: %d faults and promotions waiting", d.Path(), g, n))
+		}
+	}
+	if d.answer.Q() {
+		lines = append(lines, fmt.Sprintf("%s: answer to gpu%d not taken by its router", d.Path(), d.gpu.Q()))
+	}
+	return lines
+}
