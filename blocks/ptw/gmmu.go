@@ -195,8 +195,12 @@ func (g *GMMU) Eval() {
 	if accept {
 		r = g.Req.Bits.Get()
 	}
-	ws := g.searchWalkers(now, accept, r.VPN)
-	es := g.searchEntries(accept, r.VPN)
+	// Each search looks only for what this cycle can use: a result when
+	// the result stage is free, a walker for a waiting request, and the
+	// places and merges of an accepted request.
+	outFree := !g.outValid.Q() || fire
+	ws := g.searchWalkers(now, outFree, g.waiting.Q() > 0, accept, r.VPN)
+	es := g.searchEntries(outFree && g.answers.Q() > 0, ws.free >= 0 && g.waiting.Q() > 0, accept, r.VPN)
 
 	// Result stage.
 	doneWalker, answerEntry := -1, -1
@@ -335,12 +339,23 @@ type walkerSearch struct {
 }
 
 // searchWalkers looks at every walker once: for the oldest finished walk,
-// a free walker, and, if want, the walks of vpn.
-func (g *GMMU) searchWalkers(now uint64, want bool, vpn uint64) walkerSearch {
+// a free walker, and, if want, the walks of vpn. Without wantDone and
+// want, it looks only for a free walker, if wantFree, and stops at the
+// first; the fields not asked for are then meaningless.
+func (g *GMMU) searchWalkers(now uint64, wantDone, wantFree, want bool, vpn uint64) walkerSearch {
 	r := walkerSearch{done: -1, free: -1, match: -1}
 	if g.active.Q() == 0 {
 		if g.busy.Len() > 0 {
 			r.free = 0
+		}
+		return r
+	}
+	if !wantDone && !want {
+		for w := 0; wantFree && w < g.busy.Len(); w++ {
+			if g.busy.At(w).Q() != 1 {
+				r.free = w
+				break
+			}
 		}
 		return r
 	}
@@ -379,11 +394,25 @@ type entrySearch struct {
 // and the oldest waiting request, a free entry, and, if want, a waiting
 // request of vpn. The entry chosen as free is free at the start of the
 // cycle, so it never collides with one freed in the same cycle.
-func (g *GMMU) searchEntries(want bool, vpn uint64) entrySearch {
+//
+// Only the results asked for are meaningful: the oldest answered request
+// if wantAnswer, the oldest waiting one if wantWaiting, the free entry and
+// the match if want. Without the first two and with no request waiting,
+// it stops at the first free entry.
+func (g *GMMU) searchEntries(wantAnswer, wantWaiting, want bool, vpn uint64) entrySearch {
 	r := entrySearch{answer: -1, waiting: -1, free: -1}
 	if g.count.Q() == 0 {
 		if g.state.Len() > 0 {
 			r.free = 0
+		}
+		return r
+	}
+	if !wantAnswer && !wantWaiting && (!want || g.waiting.Q() == 0) {
+		for e := 0; want && e < g.state.Len(); e++ {
+			if g.state.At(e).Q() == entryFree {
+				r.free = e
+				break
+			}
 		}
 		return r
 	}

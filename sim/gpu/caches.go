@@ -80,14 +80,26 @@ type Caches struct {
 	bytes    *rtl.Reg[uint64]
 	unmapped *rtl.Reg[uint64] // pages that left GPU memory
 	errFull  *rtl.Reg[bool]
+	// Per-SM bit vectors that let Drive and Eval visit only the SMs with
+	// something to do: bit i of queued is set while SM i's input FIFO or
+	// L1 miss queue holds a line, of answered while done[i] is not zero;
+	// redrive holds the SMs whose input FIFO changed, or whose answered
+	// bit fell, in the last evaluated cycle: the SMs outside answered
+	// whose outputs Drive must update.
+	queued   *rtl.Reg[uint64]
+	answered *rtl.Reg[uint64]
+	redrive  *rtl.Reg[uint64]
 
 	// Eval's scratch, allocated once: next values gathered over the
 	// cycle and written to the registers at its end.
+	// doneNew and busyNew hold the SMs' and slices' next values once
+	// loaded (doneLoaded, busyLoaded), on first use in the cycle.
 	active                   bool
 	claim                    []int
-	popIn, popMiss, pushMiss []bool
+	popIn, popMiss, pushMiss uint64 // by SM
 	missReq                  []LineReq
 	doneNew, busyNew, dueNew []uint64
+	doneLoaded, busyLoaded   uint64
 	leftNew                  []int
 	touched                  []int
 	bytesNew                 uint64
@@ -103,7 +115,7 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 	}
 	n := cfg.SMs * cfg.Warps
 	c := &Caches{cfg: cfg, Unmap: unmap, linesPerPage: 1 << PageShift / cfg.L2.LineBytes,
-		claim: make([]int, cfg.Slices), popIn: make([]bool, cfg.SMs), popMiss: make([]bool, cfg.SMs), pushMiss: make([]bool, cfg.SMs),
+		claim:   make([]int, cfg.Slices),
 		missReq: make([]LineReq, cfg.SMs), doneNew: make([]uint64, cfg.SMs), busyNew: make([]uint64, cfg.Slices),
 		dueNew: make([]uint64, n), leftNew: make([]int, n)}
 	for k := range c.leftNew {
@@ -148,15 +160,22 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 	c.bytes = rtl.NewReg[uint64](b, "dram_bytes", 64, 0)
 	c.errFull = rtl.NewFlag(b, "unmap_overflow", false)
 	c.unmapped = rtl.NewReg[uint64](b, "unmapped", 64, 0)
+	c.queued = rtl.NewReg[uint64](b, "queued", cfg.SMs, 0)
+	c.answered = rtl.NewReg[uint64](b, "answered", cfg.SMs, 0)
+	c.redrive = rtl.NewReg(b, "redrive", cfg.SMs, ^uint64(0)>>(64-cfg.SMs))
 	b.Listen(unmap.Valid, unmap.Ready, unmap.Bits, unmap.PTE)
 	return c, nil
 }
 
 // Drive offers each SM its lowest answered warp whose data is due, and
-// takes lines while the SM's FIFO has room.
+// takes lines while the SM's FIFO has room. An SM outside answered and
+// redrive has no answered warp and neither had one nor changed its FIFO
+// when its outputs were last driven, so its wires already hold what Drive
+// would set.
 func (c *Caches) Drive() {
 	now := c.Now()
-	for i := range c.Req {
+	for set := c.answered.Q() | c.redrive.Q(); set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
 		c.Req[i].Ready.Set(!c.in[i].Full())
 		w := c.answer(i, now)
 		c.Resp[i].Valid.Set(w >= 0)
@@ -182,16 +201,16 @@ func (c *Caches) answer(i int, now uint64) int {
 func (c *Caches) Eval() {
 	now := c.Now()
 	c.active = false
-	for i := range c.Resp {
-		c.doneNew[i] = c.done.At(i).Q()
+	c.doneLoaded, c.busyLoaded = 0, 0
+	c.popIn, c.popMiss, c.pushMiss = 0, 0, 0
+	// Only an SM with an answered warp is offered one.
+	for set := c.answered.Q(); set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
 		if c.Resp[i].Fire() {
+			c.loadDone(i)
 			c.doneNew[i] &^= 1 << c.Resp[i].Bits.Get()
 			c.active = true
 		}
-		c.popIn[i], c.popMiss[i], c.pushMiss[i] = false, false, false
-	}
-	for s := range c.busyNew {
-		c.busyNew[s] = c.busy.At(s).Q()
 	}
 	c.bytesNew = c.bytes.Q()
 	c.touched = c.touched[:0]
@@ -225,20 +244,28 @@ func (c *Caches) Eval() {
 	for s := range c.claim {
 		c.claim[s] = -1
 	}
+	// The SMs with a line queued, in rotating order from start.
 	start := int(c.rr.Q())
 	claimed := false
-	for k := range c.in {
-		i := (start + k) % len(c.in)
-		h, ok := c.candidate(i)
-		if !ok {
-			continue
-		}
-		if s := int(h.Line % uint64(c.cfg.Slices)); !inval[s] && c.claim[s] < 0 {
-			c.claim[s] = i
-			claimed = true
+	queued := c.queued.Q()
+	below := uint64(1)<<start - 1
+	for _, part := range [2]uint64{queued &^ below, queued & below} {
+		for ; part != 0; part &= part - 1 {
+			i := bits.TrailingZeros64(part)
+			h, ok := c.candidate(i)
+			if !ok {
+				continue
+			}
+			if s := int(h.Line % uint64(c.cfg.Slices)); !inval[s] && c.claim[s] < 0 {
+				c.claim[s] = i
+				claimed = true
+			}
 		}
 	}
 	for s, t := range c.l2 {
+		if !inval[s] && c.claim[s] < 0 && !t.Busy() {
+			continue // Step would neither resolve nor accept an access
+		}
 		var a cache.Access
 		var in *cache.Access
 		i := c.claim[s]
@@ -262,9 +289,9 @@ func (c *Caches) Eval() {
 			case inval[s]:
 				inval[s] = false
 			case c.l1 != nil && c.missQ[i].Len() > 0:
-				c.popMiss[i] = true
+				c.popMiss |= 1 << i
 			default:
-				c.popIn[i] = true
+				c.popIn |= 1 << i
 				if !h.Write {
 					c.startLoad(i, h)
 				}
@@ -295,16 +322,30 @@ func (c *Caches) Eval() {
 	}
 
 	// FIFOs: take the SMs' lines, pop the heads that went on.
+	var fifoChanged uint64
 	for i, r := range c.in {
 		push := c.Req[i].Fire()
-		if push || c.popIn[i] {
+		popIn := c.popIn&(1<<i) != 0
+		pushMiss, popMiss := c.pushMiss&(1<<i) != 0, c.popMiss&(1<<i) != 0
+		if !push && !popIn && !pushMiss && !popMiss {
+			continue
+		}
+		held := r.Len()
+		if push || popIn {
 			c.active = true
-			r.Update(push, c.Req[i].Bits.Get(), 0, c.popIn[i])
+			fifoChanged |= 1 << i
+			r.Update(push, c.Req[i].Bits.Get(), 0, popIn)
+			held = held + b2u(push) - b2u(popIn)
 		}
-		if c.l1 != nil && (c.pushMiss[i] || c.popMiss[i]) {
-			c.missQ[i].Update(c.pushMiss[i], c.missReq[i], 0, c.popMiss[i])
+		if c.l1 != nil {
+			held += c.missQ[i].Len() + b2u(pushMiss) - b2u(popMiss)
+			if pushMiss || popMiss {
+				c.missQ[i].Update(pushMiss, c.missReq[i], 0, popMiss)
+			}
 		}
+		queued = queued&^(1<<i) | uint64(min(held, 1))<<i
 	}
+	update(c.queued, queued)
 
 	// Unmapped pages.
 	pagePop := invalidating && l2Pos >= c.linesPerPage && (c.l1 == nil || l1Pos >= c.linesPerPage)
@@ -326,11 +367,19 @@ func (c *Caches) Eval() {
 	}
 	update(c.l2Pos, uint8(l2Pos))
 	update(c.l1Pos, uint8(l1Pos))
-	c.commitScratch()
+	answered := c.commitScratch()
+	update(c.redrive, fifoChanged|c.answered.Q()&^answered)
 	if c.active || c.busyPipelines() {
 		return
 	}
-	c.SleepUntil(c.nextDue(now))
+	c.SleepUntil(c.nextDue(now, answered))
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // candidate is SM i's line that may go to its L2 slice this cycle.
@@ -338,7 +387,7 @@ func (c *Caches) candidate(i int) (LineReq, bool) {
 	if c.l1 != nil && c.missQ[i].Len() > 0 {
 		return c.missQ[i].Head(), true
 	}
-	if c.popIn[i] || c.in[i].Len() == 0 {
+	if c.popIn&(1<<i) != 0 || c.in[i].Len() == 0 {
 		return LineReq{}, false
 	}
 	h := c.in[i].Head()
@@ -371,7 +420,7 @@ func (c *Caches) evalL1(now uint64, invalidating bool, page uint64, l1Pos *int) 
 			if a.Kind == cache.Invalidate {
 				took = true
 			} else {
-				c.popIn[i] = true
+				c.popIn |= 1 << i
 				c.startLoad(i, h)
 			}
 		}
@@ -381,7 +430,7 @@ func (c *Caches) evalL1(now uint64, invalidating bool, page uint64, l1Pos *int) 
 				c.resolve(r.ID, r.Due)
 			} else {
 				// The miss goes on to the L2; its load is already counted.
-				c.pushMiss[i] = true
+				c.pushMiss |= 1 << i
 				c.missReq[i] = LineReq{Warp: uint8(r.ID & (MaxWarps - 1)), Line: r.Line, Sectors: r.Missing}
 			}
 		}
@@ -405,12 +454,14 @@ func (c *Caches) busyPipelines() bool {
 	return false
 }
 
-// nextDue is the earliest due cycle of an answered warp, at least the
-// next cycle.
-func (c *Caches) nextDue(now uint64) uint64 {
+// nextDue is the earliest due cycle of a warp of the SMs in answered, at
+// least the next cycle.
+func (c *Caches) nextDue(now, answered uint64) uint64 {
 	t := rtl.Never
-	for i, d := range c.doneNew {
-		for ; d != 0; d &= d - 1 {
+	for set := answered; set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
+		c.loadDone(i)
+		for d := c.doneNew[i]; d != 0; d &= d - 1 {
 			w := bits.TrailingZeros64(d)
 			t = min(t, max(c.due.At(i*c.cfg.Warps+w).Q(), now+1))
 		}
@@ -436,7 +487,16 @@ func (c *Caches) resolve(id uint32, due uint64) {
 	c.leftNew[k]--
 	c.dueNew[k] = max(c.dueNew[k], due)
 	if c.leftNew[k] == 0 {
+		c.loadDone(i)
 		c.doneNew[i] |= 1 << w
+	}
+}
+
+// loadDone loads SM i's answered warps into the cycle's scratch.
+func (c *Caches) loadDone(i int) {
+	if c.doneLoaded&(1<<i) == 0 {
+		c.doneLoaded |= 1 << i
+		c.doneNew[i] = c.done.At(i).Q()
 	}
 }
 
@@ -449,20 +509,27 @@ func (c *Caches) touch(k int) {
 	c.touched = append(c.touched, k)
 }
 
-// commitScratch writes the cycle's counters to the registers.
-func (c *Caches) commitScratch() {
+// commitScratch writes the cycle's counters to the registers and returns
+// the SMs that have answered warps afterwards (answered's next value).
+func (c *Caches) commitScratch() uint64 {
 	for _, k := range c.touched {
 		update(c.left.At(k), uint8(c.leftNew[k]))
 		update(c.due.At(k), c.dueNew[k])
 		c.leftNew[k] = -1
 	}
-	for i, d := range c.doneNew {
-		update(c.done.At(i), d)
+	answered := c.answered.Q()
+	for set := c.doneLoaded; set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
+		update(c.done.At(i), c.doneNew[i])
+		answered = answered&^(1<<i) | uint64(min(c.doneNew[i], 1))<<i
 	}
-	for s, b := range c.busyNew {
-		update(c.busy.At(s), b)
+	for set := c.busyLoaded; set != 0; set &= set - 1 {
+		s := bits.TrailingZeros64(set)
+		update(c.busy.At(s), c.busyNew[s])
 	}
 	update(c.bytes, c.bytesNew)
+	update(c.answered, answered)
+	return answered
 }
 
 // fetch books n sectors on slice s's channels from now and returns the
@@ -470,6 +537,10 @@ func (c *Caches) commitScratch() {
 // ROP latency of the slice's hit path.
 func (c *Caches) fetch(s int, now uint64, n int) uint64 {
 	bytes := uint64(n * c.cfg.L2.SectorBytes)
+	if c.busyLoaded&(1<<s) == 0 {
+		c.busyLoaded |= 1 << s
+		c.busyNew[s] = c.busy.At(s).Q()
+	}
 	b := max(c.busyNew[s], now<<FixedPointBits) + bytes*c.cfg.SliceByteTime
 	c.busyNew[s] = b
 	c.bytesNew += bytes
