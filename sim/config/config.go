@@ -39,7 +39,7 @@ type Run struct {
 	// the keys that follow it; see ApplyPreset.
 	Preset     string  `toml:"preset" oneof:"presets" doc:"platform preset applied under the other keys (uvmsim list shows the keys each one sets)"`
 	Workload   string  `toml:"workload" doc:"built-in workload name (see uvmsim list)"`
-	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,adaptive,uvmmu" doc:"migration policy"`
+	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,adaptive,uvmmu,suv,ac,sc" doc:"migration policy"`
 	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in 4 KB pages (SPEC 2), the whole footprint at 100"`
 	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier (the footprint must fit memory.capacity_gb and the GMMU's 64 GB page table)"`
 	Seed       uint64  `toml:"seed" min:"0" max:"9223372036854775807" doc:"seed of every random choice (workload, LFSR seed derivation); a TOML integer, so at most 2^63-1 in a file, with --set and --seed alike"`

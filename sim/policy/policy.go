@@ -16,7 +16,9 @@ import (
 )
 
 // Names lists the policies in the order uvmsim list shows them.
-func Names() []string { return []string{"ideal", "um", "uvmsmart", "adaptive", "uvmmu"} }
+func Names() []string {
+	return []string{"ideal", "um", "uvmsmart", "adaptive", "uvmmu", "suv", "ac", "sc"}
+}
 
 // Describe is a one-line summary of each policy, for uvmsim list.
 var Describe = map[string]string{
@@ -25,6 +27,9 @@ var Describe = map[string]string{
 	"uvmsmart": "UVMSmart runtime (DATE'21): the um driver classifying each allocation's pattern on oversubscription; zero-copy + tree eviction for random or mixed, tree eviction for linear reuse",
 	"adaptive": "UVMSmart adaptive (IPDPS'20): the um driver with access counters, remote zero-copy for cold blocks (Eq. 1), LFU 2 MB eviction",
 	"uvmmu":    "hardware migration: DA destination, PME page-group transfer critical page first, swap on oversubscription",
+	"suv":      "SUV (seed 004): the um driver with SUV-Mgmt before every kernel (Algorithms 1 and 2 on the static analysis): pin on GPU or host, reserve for on-demand, access counters for Unknown, iteration prefetch",
+	"ac":       "NVIDIA access-counter migration (SUV Section II-A): every page remote-mapped, a 64 KB block migrates after 256 accesses",
+	"sc":       "SC'19 placement (SUV Section VI-B): whole structures pinned on GPU by total access count and reuse distance while they fit, the rest on host",
 }
 
 // New builds the named policy for cfg.
@@ -40,6 +45,12 @@ func New(name string, cfg *config.Config) (system.Policy, error) {
 		return newAdaptive(cfg), nil
 	case "uvmmu":
 		return newUVMMU(cfg), nil
+	case "suv":
+		return newSUV(cfg), nil
+	case "ac":
+		return newAC(cfg), nil
+	case "sc":
+		return newSC(cfg), nil
 	}
 	return nil, fmt.Errorf("run.policy: unknown policy %q; allowed: %s", name, strings.Join(Names(), ", "))
 }

@@ -27,12 +27,21 @@ type UM struct {
 	driver  *umdriver.Driver
 	PME     *pme.Engine
 	Link    *pcie.Link
+	// runtime, when set, is a host runtime's set-up of the driver (its
+	// steps, its advice) before the driver is built (suv.go); prelaunch
+	// asks the system for a host phase before every kernel.
+	runtime   func(p *UM, dcfg *umdriver.Config, menu *uvm.Driver) error
+	prelaunch bool
 }
 
 func newUM(cfg *config.Config) *UM { return &UM{cfg: cfg, name: "um", section: &cfg.UM} }
 
 // Name is the policy's registry name: "um", "uvmsmart" or "adaptive".
 func (p *UM) Name() string { return p.name }
+
+// Prelaunch reports whether the policy's runtime calls the driver before
+// every kernel (system.PrelaunchPolicy).
+func (p *UM) Prelaunch() bool { return p.prelaunch }
 
 // Attach maps every managed page remote (in host memory, host frame equal
 // to its page number) and every cudaMalloc'd page local, and builds the
@@ -86,6 +95,11 @@ func (p *UM) Attach(s *system.System) error {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
 		ports.Launches = s.Dispatcher.Launch
+	}
+	if p.runtime != nil {
+		if err := p.runtime(p, &dcfg, menu); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
 	}
 	ports.Inval, ports.InvalAck = invalPorts(s)
 	for _, t := range s.TLBs {
