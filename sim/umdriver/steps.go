@@ -157,10 +157,11 @@ func (d *Driver) stepTransfer() uint8 {
 	}
 	d.victims = append(d.victims[:0], plan.Evict...)
 	d.faultVPN.Set(d.cfg.BaseVPN + uint64(next))
-	d.runs.Set(0)
 	runs := 0
 	if len(plan.Fetch) > 0 {
 		runs = d.startFetchAt(plan.Fetch, next)
+	} else {
+		d.runs.Set(0)
 	}
 	d.cursor.Set(0)
 	d.shoot.Clear()
