@@ -127,6 +127,7 @@ func (p *UM) stepsFor(dcfg *umdriver.Config, launches []suv.Launch) error {
 		if ph.Host.Alloc != system.PrelaunchPhaseName {
 			continue
 		}
+		dcfg.Steps[i] = []umdriver.Step{}
 		if launch >= len(launches) {
 			return fmt.Errorf("workload %s launches more kernels than its static description (%d)", s.Workload.Name(), len(launches))
 		}

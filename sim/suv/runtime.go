@@ -309,6 +309,14 @@ func (rt *Runtime) advise(l *Launch, alloc string, ps []placement) {
 		}
 	}
 	if slices.Equal(rt.advice[alloc], keep) {
+		// Unchanged: only the GPU pins are called again, a prefetch of
+		// whatever a host phase's synchronisation took back (nothing moves
+		// when every page is still there).
+		for _, p := range keep {
+			if p.do == PinGPU {
+				l.Actions = append(l.Actions, Action{Alloc: alloc, Offset: p.offset, Bytes: p.bytes, Do: p.do})
+			}
+		}
 		return
 	}
 	if _, win := rt.window[alloc]; win {

@@ -114,8 +114,10 @@ func (sc *SC) BeforeLaunch(ki int) Launch {
 	return l
 }
 
+// set emits the call that changes alloc's advice to do; a GPU pin is
+// called again at every launch, as SUV's is.
 func (sc *SC) set(l *Launch, alloc string, size uint64, do Do) {
-	if was, ok := sc.advice[alloc]; ok && was == do || !ok && do == OnDemand {
+	if was, ok := sc.advice[alloc]; do != PinGPU && (ok && was == do || !ok && do == OnDemand) {
 		sc.advice[alloc] = do
 		return
 	}

@@ -129,8 +129,8 @@ type Config struct {
 	// cudaDeviceSynchronize does (cuda_runtime_api.cc:2019-2063).
 	HostSync bool
 	// Steps is, per phase, the runtime's driver operations a host phase
-	// carries out instead of a read-back (steps.go); nil or empty for
-	// every other phase.
+	// carries out instead of a read-back and a host synchronisation
+	// (steps.go), possibly none; nil for every other phase.
 	Steps [][]Step
 }
 

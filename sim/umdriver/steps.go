@@ -78,9 +78,11 @@ func (c Config) validateSteps() error {
 	return nil
 }
 
-// hasSteps reports whether host phase ph runs runtime steps.
+// hasSteps reports whether host phase ph is a runtime's phase (its step
+// list is not nil, possibly empty): it runs the steps instead of a
+// read-back and a host synchronisation.
 func (d *Driver) hasSteps(ph uint16) bool {
-	return int(ph) < len(d.cfg.Steps) && len(d.cfg.Steps[ph]) > 0
+	return int(ph) < len(d.cfg.Steps) && d.cfg.Steps[ph] != nil
 }
 
 // startSteps begins host phase ph's steps.
