@@ -47,11 +47,11 @@ func newSUV(cfg *config.Config) *UM {
 	sec.Eviction = uvm.EvictLRU64K
 	p := &UM{cfg: cfg, name: "suv", section: &sec, prelaunch: true}
 	p.runtime = func(p *UM, dcfg *umdriver.Config, menu *uvm.Driver) error {
-		prog, g, capacity, err := staticOf(p.sys)
+		prog, g, mem, err := staticOf(p.sys)
 		if err != nil {
 			return err
 		}
-		rt, err := suv.NewRuntime(prog, g, capacity)
+		rt, err := suv.NewRuntime(prog, g, mem)
 		if err != nil {
 			return err
 		}
@@ -65,11 +65,11 @@ func newSC(cfg *config.Config) *UM {
 	sec.Eviction = uvm.EvictLRU64K
 	p := &UM{cfg: cfg, name: "sc", section: &sec, prelaunch: true}
 	p.runtime = func(p *UM, dcfg *umdriver.Config, menu *uvm.Driver) error {
-		prog, g, capacity, err := staticOf(p.sys)
+		prog, g, mem, err := staticOf(p.sys)
 		if err != nil {
 			return err
 		}
-		sc, err := suv.NewSC(prog, g, capacity)
+		sc, err := suv.NewSC(prog, g, mem)
 		if err != nil {
 			return err
 		}
@@ -96,15 +96,16 @@ func newAC(cfg *config.Config) *UM {
 }
 
 // staticOf is the run's workload's static description, the GPU the
-// analysis sees and the GPU memory left for managed data.
-func staticOf(s *system.System) (*static.Program, suv.GPU, uint64, error) {
+// analysis sees and the GPU memory left for managed data, in units of the
+// 64 KB blocks the lru64k evictor evicts.
+func staticOf(s *system.System) (*static.Program, suv.GPU, suv.Memory, error) {
 	cfg := s.Cfg
 	_, prog, err := workload.Describe(s.Workload.Name(), workload.Params{Scale: cfg.Run.Scale, Seed: cfg.Run.Seed, GraphFile: cfg.Run.GraphFile})
 	if err != nil {
-		return nil, suv.GPU{}, 0, err
+		return nil, suv.GPU{}, suv.Memory{}, err
 	}
 	g := suv.GPU{SMs: cfg.GPU.SMs, WarpsPerSM: cfg.GPU.WarpsPerSM}
-	return prog, g, uint64(s.Layout.ManagedPages) * suv.PageBytes, nil
+	return prog, g, suv.Memory{Capacity: uint64(s.Layout.ManagedPages) * suv.PageBytes, Unit: uvm.PagesPerBlock * suv.PageBytes}, nil
 }
 
 // stepsFor turns each launch's actions into the driver steps of the host

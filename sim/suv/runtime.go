@@ -102,12 +102,46 @@ type placement struct {
 	offset, bytes uint64
 }
 
-// Runtime is SUV-Mgmt over one program on one GPU with CapacityBytes of GPU
-// memory for managed data.
+// Memory is the GPU memory a runtime places into: Capacity bytes for
+// managed data, and the driver's eviction unit. Pins cover whole units (a
+// unit partly pinned could never be evicted, and its unpinned pages would
+// hold memory for good), and one unit is kept out of avail, so that a page
+// migrating on demand always finds an unpinned unit to evict.
+type Memory struct {
+	Capacity, Unit uint64
+}
+
+// avail is the memory the placements may use: whole units, less one.
+func (m Memory) avail() uint64 {
+	units := m.Capacity / m.Unit
+	if units == 0 {
+		return 0
+	}
+	return (units - 1) * m.Unit
+}
+
+// pinnable is the largest whole number of units within bytes, or the
+// whole structure (its last unit ends with it) when it fits.
+func (m Memory) pinnable(bytes, size uint64) uint64 {
+	if bytes >= size {
+		return size
+	}
+	return bytes / m.Unit * m.Unit
+}
+
+// Validate checks the unit.
+func (m Memory) Validate() error {
+	if m.Unit < PageBytes || m.Unit%PageBytes != 0 {
+		return fmt.Errorf("suv: Memory.Unit = %d, must be a positive multiple of %d", m.Unit, PageBytes)
+	}
+	return nil
+}
+
+// Runtime is SUV-Mgmt over one program on one GPU and its memory.
 type Runtime struct {
 	prog     *static.Program
 	gpu      GPU
-	capacity uint64
+	mem      Memory
 	// current advice per structure (ranges in order); window is Algorithm
 	// 2's prefetched range per Iterative structure, and windowEnd the
 	// first iteration it does not cover.
@@ -116,16 +150,18 @@ type Runtime struct {
 	windowEnd map[string]int64
 }
 
-// NewRuntime makes the runtime for p on g with capacity bytes of GPU
-// memory for managed data.
-func NewRuntime(p *static.Program, g GPU, capacity uint64) (*Runtime, error) {
+// NewRuntime makes the runtime for p on g with memory m.
+func NewRuntime(p *static.Program, g GPU, m Memory) (*Runtime, error) {
 	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Runtime{prog: p, gpu: g, capacity: capacity,
+	return &Runtime{prog: p, gpu: g, mem: m,
 		advice: map[string][]placement{}, window: map[string]placement{}, windowEnd: map[string]int64{}}, nil
 }
 
@@ -170,7 +206,7 @@ func (rt *Runtime) BeforeLaunch(ki int) Launch {
 // pin; a reservation never exceeds what is left; Iterative structures keep
 // Algorithm 2's window, which is reserved here.
 func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[string]uint64) {
-	avail := rt.capacity / PageBytes * PageBytes
+	avail := rt.mem.avail()
 	var footprint uint64
 	for _, r := range regions {
 		footprint += pages(r.Bytes) * PageBytes
@@ -219,7 +255,7 @@ func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[str
 			d.HostBytes = size
 			rt.advise(l, r.Alloc, []placement{{do: PinHost, bytes: size}})
 		default:
-			pin := min(size, avail)
+			pin := rt.mem.pinnable(avail, size)
 			d.GPUBytes, d.HostBytes = pin, size-pin
 			avail -= pin
 			ps := []placement{{do: PinGPU, bytes: pin}}
@@ -264,11 +300,19 @@ func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegio
 				}
 			}
 		}
-		lo = lo / PageBytes * PageBytes
-		hi = min(pages(hi)*PageBytes, pages(r.Bytes)*PageBytes)
+		// The window covers whole units (see Memory).
+		u := rt.mem.Unit
+		lo = lo / u * u
+		hi = min((hi+u-1)/u*u, pages(r.Bytes)*PageBytes)
 		w := placement{do: PinGPU, offset: lo, bytes: hi - lo}
 		if old, ok := rt.window[r.Alloc]; ok {
-			l.Actions = append(l.Actions, Action{Alloc: r.Alloc, Offset: old.offset, Bytes: old.bytes, Do: Release})
+			// What the new window does not cover is released.
+			if end := min(old.offset+old.bytes, w.offset); end > old.offset {
+				l.Actions = append(l.Actions, Action{Alloc: r.Alloc, Offset: old.offset, Bytes: end - old.offset, Do: Release})
+			}
+			if start := max(old.offset, w.offset+w.bytes); start < old.offset+old.bytes {
+				l.Actions = append(l.Actions, Action{Alloc: r.Alloc, Offset: start, Bytes: old.offset + old.bytes - start, Do: Release})
+			}
 		}
 		l.Actions = append(l.Actions, Action{Alloc: r.Alloc, Offset: w.offset, Bytes: w.bytes, Do: PinGPU})
 		rt.window[r.Alloc] = w

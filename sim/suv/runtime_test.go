@@ -9,6 +9,10 @@ import (
 	"github.com/uvmmu/uvmmu/sim/workload/static"
 )
 
+// pageMemory is n pages available to the placements: n+1 pages of
+// capacity in units of one page (Memory keeps one unit back).
+func pageMemory(n uint64) Memory { return Memory{Capacity: (n + 1) * PageBytes, Unit: PageBytes} }
+
 // placementProgram is one kernel of 64 blocks of 64 threads (2 warps) on
 // smallGPU: 4 SMs x 8/2 = 16 concurrent blocks <= 32, so the working-set
 // rule runs. Its structures, in allocation order:
@@ -57,7 +61,7 @@ func placementProgram() *static.Program {
 //	cold: 36864 B pinned on the GPU, the other 12288 on host, avail 0
 //	ptr is not placed again by the density loop.
 func TestAlgorithm1Placement(t *testing.T) {
-	rt, err := NewRuntime(placementProgram(), smallGPU, 12*PageBytes)
+	rt, err := NewRuntime(placementProgram(), smallGPU, pageMemory(12))
 	require.NoError(t, err)
 	l := rt.BeforeLaunch(0)
 	wantDecisions := []Decision{
@@ -84,7 +88,7 @@ func TestAlgorithm1Placement(t *testing.T) {
 func TestAlgorithm1CallsOnlyOnChange(t *testing.T) {
 	p := placementProgram()
 	p.Kernels = append(p.Kernels, p.Kernels[0])
-	rt, err := NewRuntime(p, smallGPU, 12*PageBytes)
+	rt, err := NewRuntime(p, smallGPU, pageMemory(12))
 	require.NoError(t, err)
 	ls := rt.Plan()
 	require.Len(t, ls, 2)
@@ -101,7 +105,7 @@ func TestAlgorithm1NoRoomLeft(t *testing.T) {
 	// 8192/94208 x 24576 = 2137 -> 0 pages; avail 24576.
 	// hot pins 4096 (avail 20480), tmp reserves 4096 (16384), tlow on
 	// host, cold pins 16384 of 49152 (avail 0).
-	rt, err := NewRuntime(placementProgram(), smallGPU, 6*PageBytes)
+	rt, err := NewRuntime(placementProgram(), smallGPU, pageMemory(6))
 	require.NoError(t, err)
 	l := rt.BeforeLaunch(0)
 	require.Empty(t, cmp.Diff([]Decision{
@@ -134,7 +138,7 @@ func iterProgram(iters int64) *static.Program {
 // before iteration 4. Algorithm 1 reserves the window and places nothing
 // else.
 func TestAlgorithm2PrefetchSpan(t *testing.T) {
-	rt, err := NewRuntime(iterProgram(8), smallGPU, 64<<20)
+	rt, err := NewRuntime(iterProgram(8), smallGPU, pageMemory(16384))
 	require.NoError(t, err)
 	ls := rt.Plan()
 	const mb2 = 2 << 20
@@ -157,7 +161,7 @@ func TestAlgorithm2OneIterationSpans(t *testing.T) {
 		p.Kernels[i].Ops[0].Index = aff(0, tm(static.HostIter, 524288), tm(static.BlockX, 64), tm(static.ThreadX, 1))
 	}
 	p.Allocs[0].Bytes = 4 << 20
-	rt, err := NewRuntime(p, smallGPU, 64<<20)
+	rt, err := NewRuntime(p, smallGPU, pageMemory(16384))
 	require.NoError(t, err)
 	ls := rt.Plan()
 	const mb2 = 2 << 20
@@ -175,7 +179,7 @@ func TestAlgorithm2OneIterationSpans(t *testing.T) {
 // goes to host whole, tlow (16384) fits; ptr (Unknown, no count) is left
 // on demand.
 func TestSCPlacement(t *testing.T) {
-	sc, err := NewSC(placementProgram(), smallGPU, 12*PageBytes)
+	sc, err := NewSC(placementProgram(), smallGPU, pageMemory(12))
 	require.NoError(t, err)
 	l := sc.BeforeLaunch(0)
 	require.Empty(t, cmp.Diff([]Decision{

@@ -18,22 +18,25 @@ import (
 type SC struct {
 	prog     *static.Program
 	gpu      GPU
-	capacity uint64
+	mem      Memory
 	count    map[string]float64
 	reuse    map[string]float64
 	advice   map[string]Do
 }
 
-// NewSC makes the SC placement for p on g with capacity bytes of GPU
-// memory for managed data.
-func NewSC(p *static.Program, g GPU, capacity uint64) (*SC, error) {
+// NewSC makes the SC placement for p on g with memory m (Memory: whole
+// units, one kept back).
+func NewSC(p *static.Program, g GPU, m Memory) (*SC, error) {
 	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	sc := &SC{prog: p, gpu: g, capacity: capacity, count: map[string]float64{}, reuse: map[string]float64{}, advice: map[string]Do{}}
+	sc := &SC{prog: p, gpu: g, mem: m, count: map[string]float64{}, reuse: map[string]float64{}, advice: map[string]Do{}}
 	last := map[string]int{}
 	gaps := map[string]int{}
 	uses := map[string]int{}
@@ -94,7 +97,7 @@ func (sc *SC) BeforeLaunch(ki int) Launch {
 		}
 		return 0
 	})
-	avail := sc.capacity / PageBytes * PageBytes
+	avail := sc.mem.avail()
 	for _, r := range regions {
 		size := pages(r.Bytes) * PageBytes
 		d := Decision{Alloc: r.Alloc, Class: r.Class}

@@ -65,7 +65,7 @@ func SizeOf(name string, p Params) (Size, error) {
 		}
 		return SizeOfWorkload(wl), nil
 	}
-	if _, ok := generators[name]; !ok {
+	if _, ok := generatorOf(name); !ok {
 		return Size{}, CheckName(name)
 	}
 	ref, ok := reference.Load(name)

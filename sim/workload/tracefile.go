@@ -35,8 +35,8 @@ func CheckName(name string) error {
 		}
 		return f.Close()
 	}
-	if _, ok := generators[name]; !ok {
-		return fmt.Errorf("workload %q unknown; allowed: %s, or trace:FILE", name, strings.Join(Names(), ", "))
+	if _, ok := generatorOf(name); !ok {
+		return fmt.Errorf("workload %q unknown; allowed: %s, or trace:FILE", name, strings.Join(append(Names(), SUVNames()...), ", "))
 	}
 	return nil
 }

@@ -251,7 +251,7 @@ func New(name string, p Params) (Workload, error) {
 		}
 		return FromTraceFile(file)
 	}
-	gen, ok := generators[name]
+	gen, ok := generatorOf(name)
 	if !ok {
 		gen, ok = gritGenerators[name]
 	}
