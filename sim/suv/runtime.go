@@ -139,9 +139,9 @@ func (m Memory) Validate() error {
 
 // Runtime is SUV-Mgmt over one program on one GPU and its memory.
 type Runtime struct {
-	prog     *static.Program
-	gpu      GPU
-	mem      Memory
+	prog *static.Program
+	gpu  GPU
+	mem  Memory
 	// current advice per structure (ranges in order); window is Algorithm
 	// 2's prefetched range per Iterative structure, and windowEnd the
 	// first iteration it does not cover.

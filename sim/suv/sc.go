@@ -16,12 +16,12 @@ import (
 // whose accesses cannot be analysed (pointer chases, data-dependent loops:
 // SUV's Unknown) are left to on-demand migration, as SC ignores them.
 type SC struct {
-	prog     *static.Program
-	gpu      GPU
-	mem      Memory
-	count    map[string]float64
-	reuse    map[string]float64
-	advice   map[string]Do
+	prog   *static.Program
+	gpu    GPU
+	mem    Memory
+	count  map[string]float64
+	reuse  map[string]float64
+	advice map[string]Do
 }
 
 // NewSC makes the SC placement for p on g with memory m (Memory: whole
