@@ -32,6 +32,9 @@ type UM struct {
 	// asks the system for a host phase before every kernel.
 	runtime   func(p *UM, dcfg *umdriver.Config, menu *uvm.Driver) error
 	prelaunch bool
+	// remoteOnLink adds the zero-copy lines to the PCIe bytes (suv, ac,
+	// sc); the other policies report the migrations' bytes alone.
+	remoteOnLink bool
 }
 
 func newUM(cfg *config.Config) *UM { return &UM{cfg: cfg, name: "um", section: &cfg.UM} }
@@ -141,7 +144,7 @@ func (p *UM) Stats() system.PolicyStats {
 	if d.Config().ReferenceTiming {
 		added = d.FaultCycles()
 	}
-	return system.PolicyStats{
+	st := system.PolicyStats{
 		FaultCycles:      d.FaultCycles(),
 		AddedFaultCycles: added,
 		FarFaults:        d.Faults(),
@@ -150,6 +153,11 @@ func (p *UM) Stats() system.PolicyStats {
 		PCIeH2DBytes:     p.Link.H2D.Stats().Bytes,
 		PCIeD2HBytes:     p.Link.D2H.Stats().Bytes,
 	}
+	if p.remoteOnLink {
+		// SUV's PCIe traffic (Fig. 8) counts the remote accesses' lines.
+		st.PCIeH2DBytes += p.sys.Memory.RemoteBytes()
+	}
+	return st
 }
 
 // ZeroCopyMappings is the number of walks the driver answered with a

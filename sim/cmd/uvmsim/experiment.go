@@ -30,7 +30,11 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 		for _, e := range experiment.Experiments() {
 			fmt.Fprintf(stderr, "  %-18s %s\n", e.Name, e.Title)
 		}
-		fmt.Fprintf(stderr, "  %-18s every run of the above, and the validation table (validation.md)\nflags:\n%s", experiment.ValidateName, fs.FlagUsages())
+		fmt.Fprintf(stderr, "  %-18s every run of the above, and the validation table (validation.md)\n", experiment.ValidateName)
+		for _, e := range experiment.SUVExperiments() {
+			fmt.Fprintf(stderr, "  %-18s %s\n", e.Name, e.Title)
+		}
+		fmt.Fprintf(stderr, "flags:\n%s", fs.FlagUsages())
 	}
 	b.register(fs, "all", "output directory (default out/NAME): runs/ (one result per run), results.csv, results.json, tables and figures")
 	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g (--workloads and --scale win)", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))

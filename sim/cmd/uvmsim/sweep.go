@@ -113,7 +113,7 @@ func parseWorkloads(list string) ([]string, error) {
 		all = append(all, n)
 	}
 	if len(builtin) > 0 {
-		if _, err := parseNames("--workloads", strings.Join(builtin, ","), workload.Names(), true); err != nil {
+		if _, err := parseNames("--workloads", strings.Join(builtin, ","), append(workload.Names(), workload.SUVNames()...), true); err != nil {
 			return nil, err
 		}
 	}
