@@ -44,7 +44,7 @@ type Run struct {
 	// the keys that follow it; see ApplyPreset.
 	Preset     string  `toml:"preset" oneof:"presets" doc:"platform preset applied under the other keys (uvmsim list shows the keys each one sets)"`
 	Workload   string  `toml:"workload" doc:"built-in workload name (see uvmsim list)"`
-	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,adaptive,uvmmu,incomplete,complete,copy-execute" doc:"migration policy"`
+	Policy     string  `toml:"policy" oneof:"ideal,um,uvmsmart,adaptive,uvmmu,incomplete,complete,copy-execute,suv,ac,sc" doc:"migration policy"`
 	PageSize   string  `toml:"page_size" oneof:"4KB,2MB" doc:"translation page: 4KB (SPEC 2) or 2MB, the incomplete-pages system (policies incomplete, complete, copy-execute; no oversubscription)"`
 	OversubPct int     `toml:"oversub_pct" min:"100" max:"1000" doc:"oversubscription ratio R in percent: managed GPU memory = footprint / R in 4 KB pages (SPEC 2), the whole footprint at 100"`
 	Scale      float64 `toml:"scale" min:"0.0001" max:"10000" doc:"workload size multiplier (the footprint must fit memory.capacity_gb and the GMMU's 64 GB page table)"`

@@ -47,6 +47,15 @@ var presets = []Preset{
 			"pcie.bandwidth_gbs=32",
 			"multigpu.memory_pct=70", "multigpu.nvlink_gbs=300", "multigpu.ac_threshold=256",
 		}},
+	// SUV Section VI: RTX 3090 (24 GB) on PCIe 4.0 x16. GA102 has 82 SMs
+	// at 1695 MHz boost and 48 warps per SM, 936 GB/s GDDR6X; the model
+	// holds at most 63 SMs (64-bit walk-arbiter and shootdown masks), so
+	// the preset has 63. PCIe 4.0 x16: 16 GT/s x 16 lanes x 128/130 =
+	// 31.5 GB/s per direction.
+	{Name: "rtx3090", Doc: "SUV paper Section VI: RTX 3090 24 GB (82 SMs, capped at the model's 63) at 1695 MHz, 48 warps/SM, 936 GB/s, PCIe 4.0 x16", Sets: []string{
+		"gpu.sms=63", "gpu.clock_mhz=1695", "gpu.warps_per_sm=48",
+		"memory.capacity_gb=24", "memory.bandwidth_gbs=936", "pcie.bandwidth_gbs=31.5",
+	}},
 }
 
 // Presets lists the platform presets, DefaultPreset first.

@@ -126,18 +126,23 @@ func Experiments() []Experiment {
 	}
 }
 
-// Names lists the experiment names uvmsim experiment accepts, validate last.
+// Names lists the experiment names uvmsim experiment accepts: the figure
+// experiments, validate, then SUV's (which validate does not run).
 func Names() []string {
 	var n []string
 	for _, e := range Experiments() {
 		n = append(n, e.Name)
 	}
-	return append(n, ValidateName)
+	n = append(n, ValidateName)
+	for _, e := range SUVExperiments() {
+		n = append(n, e.Name)
+	}
+	return n
 }
 
 // Find returns the named figure experiment.
 func Find(name string) (Experiment, error) {
-	for _, e := range Experiments() {
+	for _, e := range append(Experiments(), SUVExperiments()...) {
 		if e.Name == name {
 			return e, nil
 		}

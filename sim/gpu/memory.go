@@ -57,6 +57,7 @@ type Memory struct {
 	remote      []respFIFO
 	bytes       *rtl.Reg[uint64] // bytes served from GPU DRAM, for reports
 	remoteLoads *rtl.Reg[uint64] // zero-copy loads served, for reports
+	remoteBytes *rtl.Reg[uint64] // their bytes over the link
 	// Bit i of pending is set while SM i has loads in flight; shown is
 	// pending before its last change, so that Drive updates only the SMs
 	// whose outputs may differ from what the wires hold.
@@ -121,6 +122,7 @@ func NewMemoryOn(s *rtl.Sim, path string, cfg MemoryConfig, reqs, resps []*rtl.D
 	m.remoteBusy = rtl.NewReg[uint64](b, "remote_busy", 64, 0)
 	m.bytes = rtl.NewReg[uint64](b, "bytes", 64, 0)
 	m.remoteLoads = rtl.NewReg[uint64](b, "remote_loads", 64, 0)
+	m.remoteBytes = rtl.NewReg[uint64](b, "remote_bytes", 64, 0)
 	m.pending = rtl.NewReg[uint64](b, "pending", cfg.SMs, 0)
 	m.shown = rtl.NewReg(b, "shown", cfg.SMs, ^uint64(0)>>(64-cfg.SMs))
 	for i := range reqs {
@@ -172,7 +174,7 @@ func (m *Memory) pick(i int, now uint64) *respFIFO {
 func (m *Memory) Eval() {
 	now := m.Now()
 	busy, remoteBusy := m.busy.Q(), m.remoteBusy.Q()
-	served, remoteLoads := uint64(0), uint64(0)
+	served, remoteLoads, remoteBytes := uint64(0), uint64(0), uint64(0)
 	wake := rtl.Never
 	active := false
 	pending := m.pending.Q()
@@ -201,6 +203,7 @@ func (m *Memory) Eval() {
 			remoteBusy = max(remoteBusy, now<<FixedPointBits) + n*m.cfg.RemoteByteTime
 			due = (remoteBusy+1<<FixedPointBits-1)>>FixedPointBits + m.cfg.RemoteLatency
 			remoteLoads++
+			remoteBytes += n
 		default:
 			busy = max(busy, now<<FixedPointBits) + n*m.cfg.ByteTime
 			due = (busy+1<<FixedPointBits-1)>>FixedPointBits + m.cfg.Latency
@@ -224,6 +227,7 @@ func (m *Memory) Eval() {
 	if remoteLoads > 0 {
 		m.remoteBusy.Set(remoteBusy)
 		m.remoteLoads.Set(m.remoteLoads.Q() + remoteLoads)
+		m.remoteBytes.Set(m.remoteBytes.Q() + remoteBytes)
 	}
 	if !active && wake > now+1 {
 		m.SleepUntil(wake)
@@ -235,3 +239,7 @@ func (m *Memory) Bytes() uint64 { return m.bytes.Q() }
 
 // RemoteLoads is the number of zero-copy loads served so far.
 func (m *Memory) RemoteLoads() uint64 { return m.remoteLoads.Q() }
+
+// RemoteBytes is the bytes the zero-copy loads (and stores through
+// writable remote mappings) moved over the host link so far.
+func (m *Memory) RemoteBytes() uint64 { return m.remoteBytes.Q() }

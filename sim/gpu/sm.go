@@ -332,7 +332,10 @@ func (m *SM) Eval() {
 				switch {
 				case m.cfg.StreamLines && remote&(1<<w) == 0:
 					pushLines, pushWarp = true, w
-				case loading&(1<<w) != 0:
+				case loading&(1<<w) != 0 || remote&(1<<w) != 0:
+					// A store through a zero-copy mapping (only host-pinned
+					// and access-counter pages are mapped writable) sends
+					// its lines over the link like a load.
 					dreqValid = true
 					m.dreq.Set(DataReq{Warp: w, Lines: m.lines.At(int(w)).Q(), Remote: remote&(1<<w) != 0}.Pack())
 				default:

@@ -17,7 +17,7 @@ import (
 
 // Names lists the policies in the order uvmsim list shows them.
 func Names() []string {
-	return []string{"ideal", "um", "uvmsmart", "adaptive", "uvmmu", "incomplete", "complete", "copy-execute"}
+	return []string{"ideal", "um", "uvmsmart", "adaptive", "uvmmu", "incomplete", "complete", "copy-execute", "suv", "ac", "sc"}
 }
 
 // Describe is a one-line summary of each policy, for uvmsim list.
@@ -31,6 +31,9 @@ var Describe = map[string]string{
 	"incomplete":   "incomplete pages (NPC'18): 2 MB pages with migrated-range records, a range miss migrates only its range, merged requests",
 	"complete":     "paged memory on 2 MB pages: the whole page migrates on first touch, UM fault latency, no prefetch",
 	"copy-execute": "programmer-controlled copy of every managed allocation ideally overlapped with execution (the incomplete-pages reference)",
+	"suv":          "SUV (seed 004): the um driver with SUV-Mgmt before every kernel (Algorithms 1 and 2 on the static analysis): pin on GPU or host, reserve for on-demand, access counters for Unknown, iteration prefetch",
+	"ac":           "NVIDIA access-counter migration (SUV Section II-A): every page remote-mapped, a 64 KB block migrates after 256 accesses",
+	"sc":           "SC'19 placement (SUV Section VI-B): whole structures pinned on GPU by total access count and reuse distance while they fit, the rest on host",
 }
 
 // New builds the named policy for cfg.
@@ -50,6 +53,12 @@ func New(name string, cfg *config.Config) (system.Policy, error) {
 		return newPaged(cfg, name), nil
 	case "copy-execute":
 		return newCopyExecute(cfg), nil
+	case "suv":
+		return newSUV(cfg), nil
+	case "ac":
+		return newAC(cfg), nil
+	case "sc":
+		return newSC(cfg), nil
 	}
 	return nil, fmt.Errorf("run.policy: unknown policy %q; allowed: %s", name, strings.Join(Names(), ", "))
 }

@@ -27,12 +27,24 @@ type UM struct {
 	driver  *umdriver.Driver
 	PME     *pme.Engine
 	Link    *pcie.Link
+	// runtime, when set, is a host runtime's set-up of the driver (its
+	// steps, its advice) before the driver is built (suv.go); prelaunch
+	// asks the system for a host phase before every kernel.
+	runtime   func(p *UM, dcfg *umdriver.Config, menu *uvm.Driver) error
+	prelaunch bool
+	// remoteOnLink adds the zero-copy lines to the PCIe bytes (suv, ac,
+	// sc); the other policies report the migrations' bytes alone.
+	remoteOnLink bool
 }
 
 func newUM(cfg *config.Config) *UM { return &UM{cfg: cfg, name: "um", section: &cfg.UM} }
 
 // Name is the policy's registry name: "um", "uvmsmart" or "adaptive".
 func (p *UM) Name() string { return p.name }
+
+// Prelaunch reports whether the policy's runtime calls the driver before
+// every kernel (system.PrelaunchPolicy).
+func (p *UM) Prelaunch() bool { return p.prelaunch }
 
 // Attach maps every managed page remote (in host memory, host frame equal
 // to its page number) and every cudaMalloc'd page local, and builds the
@@ -87,6 +99,11 @@ func (p *UM) Attach(s *system.System) error {
 		}
 		ports.Launches = s.Dispatcher.Launch
 	}
+	if p.runtime != nil {
+		if err := p.runtime(p, &dcfg, menu); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
 	ports.Inval, ports.InvalAck = invalPorts(s)
 	for _, t := range s.TLBs {
 		ports.Responses = append(ports.Responses, t.Resp)
@@ -127,7 +144,7 @@ func (p *UM) Stats() system.PolicyStats {
 	if d.Config().ReferenceTiming {
 		added = d.FaultCycles()
 	}
-	return system.PolicyStats{
+	st := system.PolicyStats{
 		FaultCycles:      d.FaultCycles(),
 		AddedFaultCycles: added,
 		FarFaults:        d.Faults(),
@@ -136,6 +153,11 @@ func (p *UM) Stats() system.PolicyStats {
 		PCIeH2DBytes:     p.Link.H2D.Stats().Bytes,
 		PCIeD2HBytes:     p.Link.D2H.Stats().Bytes,
 	}
+	if p.remoteOnLink {
+		// SUV's PCIe traffic (Fig. 8) counts the remote accesses' lines.
+		st.PCIeH2DBytes += p.sys.Memory.RemoteBytes()
+	}
+	return st
 }
 
 // ZeroCopyMappings is the number of walks the driver answered with a

@@ -94,6 +94,18 @@ type System struct {
 	ModelMemoryBytes uint64
 }
 
+// PrelaunchPolicy is a policy whose host runtime calls the driver before
+// every kernel launch (SUV's injected code, SUV Section V-C): the system
+// puts a host phase named PrelaunchPhaseName before each kernel phase, and
+// the policy's driver runs the runtime's operations in it.
+type PrelaunchPolicy interface {
+	Prelaunch() bool
+}
+
+// PrelaunchPhaseName names the host phase before each kernel of a
+// PrelaunchPolicy.
+const PrelaunchPhaseName = "prelaunch"
+
 // SetupPhaseName names the host phase the system puts before the first
 // kernel of a workload with cudaMalloc'd allocations.
 const SetupPhaseName = "cudaMalloc"
@@ -163,6 +175,16 @@ func NewWith(cfg *config.Config, wl workload.Workload, p Policy) (*System, error
 		// The cudaMalloc calls before the first kernel: a host phase in
 		// which the policy's driver places the device allocations.
 		s.Phases = append([]workload.Phase{{Host: &workload.HostAccess{Alloc: SetupPhaseName}}}, s.Phases...)
+	}
+	if pp, ok := p.(PrelaunchPolicy); ok && pp.Prelaunch() {
+		var phases []workload.Phase
+		for _, ph := range s.Phases {
+			if ph.Kernel != nil {
+				phases = append(phases, workload.Phase{Host: &workload.HostAccess{Alloc: PrelaunchPhaseName}})
+			}
+			phases = append(phases, ph)
+		}
+		s.Phases = phases
 	}
 	kernels := gpu.Kernels(s.Phases)
 	for _, k := range kernels {

@@ -128,6 +128,10 @@ type Config struct {
 	// pages are written back and invalidated, as the simulator's
 	// cudaDeviceSynchronize does (cuda_runtime_api.cc:2019-2063).
 	HostSync bool
+	// Steps is, per phase, the runtime's driver operations a host phase
+	// carries out instead of a read-back and a host synchronisation
+	// (steps.go), possibly none; nil for every other phase.
+	Steps [][]Step
 }
 
 // Validate names the first parameter outside its range.
@@ -154,7 +158,7 @@ func (c Config) Validate() error {
 	if c.ReferenceTiming && c.FaultUnit != 1 && c.FaultUnit != uvm.PagesPerBlock {
 		return fmt.Errorf("umdriver: FaultUnit %d is not 1 or %d", c.FaultUnit, uvm.PagesPerBlock)
 	}
-	return nil
+	return c.validateSteps()
 }
 
 // Page states in the driver's table (2 bits per page).
@@ -189,6 +193,8 @@ const (
 	drvHostCmd   // host phase: reading the host's range back
 	drvHostWait
 	drvHostDone
+	drvStep     // a runtime step starts: its advice, its call cost
+	drvStepWait // the call cost, then the step's transfers region by region
 )
 
 // evictTag marks the PME command of a write-back; fetch runs use their run
@@ -265,6 +271,12 @@ type Driver struct {
 	runLanded *rtl.Reg[uint16] // runs whose last page is in
 	syncing   *rtl.Reg[bool]   // unmapping and writing back for a host phase
 	afterSync *rtl.Reg[uint8]  // the host phase's state once the sync is done
+	// Runtime steps (steps.go): the phase whose steps run, the step, the
+	// next page of its range, and whether a transfer returns to them.
+	stepPhase *rtl.Reg[uint16]
+	stepIndex *rtl.Reg[uint32]
+	stepPage  *rtl.Reg[uint64]
+	inSteps   *rtl.Reg[bool]
 
 	// Reply: the entry offered to the router, and whether it carries the
 	// remote PTE (a zero-copy access to a page still in host memory).
@@ -316,6 +328,8 @@ type step struct {
 	stateWord    int
 	stateVal     uint64
 	landedRegion int
+	// stepDue is the cycle the step in drvStepWait goes on.
+	stepDue uint64
 }
 
 // New adds a driver to s under path, with menu as its software state.
@@ -375,6 +389,10 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Drive
 	d.kernel = rtl.NewReg[uint16](b, "kernel", 16, 0)
 	d.syncing = rtl.NewFlag(b, "syncing", false)
 	d.afterSync = rtl.NewReg[uint8](b, "after_sync", 4, drvIdle)
+	d.stepPhase = rtl.NewReg[uint16](b, "step_phase", 16, 0)
+	d.stepIndex = rtl.NewReg[uint32](b, "step_index", 32, 0)
+	d.stepPage = rtl.NewReg[uint64](b, "step_page", 32, 0)
+	d.inSteps = rtl.NewFlag(b, "in_steps", false)
 	d.dirtyEdits = make([]dirtyEdit, 0, len(p.Responses)+2)
 	d.latency = cfg.LatencyCycles
 	if cfg.ReferenceTiming {
@@ -521,7 +539,10 @@ func (d *Driver) Drive() {
 	d.Migrated.Valid.Set(d.repValid.Q())
 	w := d.reqWalk.At(i).Q()
 	d.Migrated.Bits.Set(w)
-	if d.repRemote.Q() {
+	if d.repRemote.Q() && d.menu.RemoteWritable(int(w.VPN-base)) {
+		// Pinned on host or under access counters: mapped read-write.
+		d.Migrated.PTE.Set(pte.Remote(w.VPN))
+	} else if d.repRemote.Q() {
 		// Read-only: a store through the mapping misses in the L1 TLB and
 		// comes back here as a write, which migrates the page.
 		d.Migrated.PTE.Set(pte.Remote(w.VPN).AsReadOnly())
@@ -538,7 +559,7 @@ func (d *Driver) Eval() {
 	d.c = step{
 		now: now, waiting: d.waiting.Q(), next: d.fsm.Q(),
 		arrival: -1, freed: -1, arriveSM: -1, replySM: -1,
-		wake: d.nextDue.Q(), stateWord: -1, landedRegion: -1,
+		wake: d.nextDue.Q(), stateWord: -1, landedRegion: -1, stepDue: d.until.Q(),
 		// The driver starts a fetch this cycle: no zero-copy reply is
 		// offered for a page that is about to be on its way (see
 		// offerReply).
@@ -623,7 +644,7 @@ func (d *Driver) evalArrivals() {
 	if d.pageState(page) == pageRemote {
 		ctr := d.menu.Counters().Get(page / uvm.PagesPerBlock)
 		ctr.Count = min(ctr.Count+1, accessctr.MaxCount)
-		if d.menu.Decide(ctr, w.Write) == uvm.Remote {
+		if d.menu.DecidePage(page, ctr, w.Write) == uvm.Remote {
 			kind = entryZeroCopy
 		}
 	}
@@ -719,7 +740,7 @@ func (d *Driver) evalLanding() {
 			n := d.runLanded.Q() + 1
 			d.runLanded.Set(n)
 			if n == d.runs.Q() {
-				c.next = drvIdle
+				c.next = d.idle()
 				if len(d.mappings) > 0 {
 					c.next = drvShoot
 					d.cursor.Set(0)
@@ -744,7 +765,9 @@ func (d *Driver) evalFaults() {
 			if d.host.Start() {
 				c.next = drvHostCmd
 			}
-			if d.cfg.HostSync {
+			if ph := d.Host.Bits.Get(); d.hasSteps(ph) {
+				c.next = d.startSteps(ph)
+			} else if d.cfg.HostSync {
 				c.next = d.startSync(c.next)
 			}
 		case d.rescan.Q():
@@ -783,7 +806,7 @@ func (d *Driver) evalFaults() {
 				case d.runs.Q() > 0:
 					c.next = drvFetchCmd
 				default:
-					c.next = drvIdle
+					c.next = d.idle()
 				}
 			}
 		}
@@ -803,6 +826,14 @@ func (d *Driver) evalFaults() {
 	case drvHostDone:
 		if d.host.Done() {
 			c.next = drvIdle
+		}
+	case drvStep:
+		c.busy = true
+		c.next = d.beginStep()
+	case drvStepWait:
+		if c.now >= d.until.Q() {
+			c.busy = true
+			c.next = d.stepTransfer()
 		}
 	}
 }
@@ -826,8 +857,11 @@ func (d *Driver) finishCycle() {
 	// A command or a host-done offered next cycle may be taken then, and
 	// the unmapping states move every cycle: stay awake.
 	switch next {
-	case drvFetchCmd, drvEvictCmd, drvHostCmd, drvHostDone, drvUnmap, drvShoot:
+	case drvFetchCmd, drvEvictCmd, drvHostCmd, drvHostDone, drvUnmap, drvShoot, drvStep:
 		c.busy = true
+	case drvStepWait:
+		// A step whose call cost is over goes on at once.
+		c.busy = c.busy || c.stepDue <= c.now+1
 	}
 	if c.waiting != d.waiting.Q() {
 		d.waiting.Set(c.waiting)
@@ -851,6 +885,9 @@ func (d *Driver) finishCycle() {
 		wake := c.wake
 		if next == drvLatency {
 			wake = min(wake, d.until.Q())
+		}
+		if next == drvStepWait {
+			wake = min(wake, c.stepDue)
 		}
 		d.SleepUntil(wake)
 	}
@@ -926,7 +963,7 @@ func (d *Driver) afterUnmap() uint8 {
 	case d.runs.Q() > 0:
 		return drvFetchCmd
 	}
-	return drvIdle
+	return d.idle()
 }
 
 // concurrentNow reports that write-backs go on their own lane: with
@@ -1022,7 +1059,7 @@ func (d *Driver) unmapStep() {
 	c := &d.c
 	page := d.unmapPage()
 	if page < 0 {
-		c.next = drvIdle
+		c.next = d.idle()
 		if d.fsm.Q() == drvUnmap {
 			c.next = d.afterUnmap()
 		}
@@ -1182,7 +1219,11 @@ func (d *Driver) oldestFault() int {
 // runs, the faulting page's run first with the faulting page as its
 // critical page. It returns the number of runs.
 func (d *Driver) startFetch(fetch []int) int {
-	fault := int(d.faultVPN.Q() - d.cfg.BaseVPN)
+	return d.startFetchAt(fetch, int(d.faultVPN.Q()-d.cfg.BaseVPN))
+}
+
+// startFetchAt is startFetch with fault as the critical page.
+func (d *Driver) startFetchAt(fetch []int, fault int) int {
 	d.mappings = d.mappings[:0]
 	runs, critical := 0, 0
 	for i := 0; i < len(fetch); {

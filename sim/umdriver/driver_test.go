@@ -43,6 +43,9 @@ type bench struct {
 	table  map[uint64]pte.PTE
 	frozen []bool
 	trace  []string
+	// host is the host phase the bench offers on the Host port, -1 for
+	// none.
+	host int
 }
 
 const (
@@ -85,7 +88,7 @@ func newBench(t *testing.T, menu uvm.Config, capacity int, latency uint64, optio
 	d, err := New(s, "driver", cfg, p, m)
 	require.NoError(t, err)
 	s.Reset()
-	return &bench{t: t, s: s, d: d, p: p, setup: 10, period: 4, table: map[uint64]pte.PTE{}, frozen: make([]bool, benchSMs)}
+	return &bench{t: t, s: s, d: d, p: p, setup: 10, period: 4, table: map[uint64]pte.PTE{}, frozen: make([]bool, benchSMs), host: -1}
 }
 
 // menu is the driver's menu for the tests: no prefetching, 4 KB LRU
@@ -139,8 +142,16 @@ func (b *bench) step() {
 		p.Responses[i].Valid.Set(false)
 		p.Responses[i].Ready.Set(true)
 	}
-	p.Host.Valid.Set(false)
+	p.Host.Valid.Set(b.host >= 0)
+	p.Host.Bits.Set(uint16(max(b.host, 0)))
 	p.HostDone.Ready.Set(true)
+	if p.Host.Fire() {
+		b.log(c, "host phase %d", b.host)
+		b.host = -1
+	}
+	if p.HostDone.Fire() {
+		b.log(c, "host done %d", p.HostDone.Bits.Get())
+	}
 
 	if p.Remote.Fire() {
 		b.log(c, "fault buffer <- %#x", b.remote[0].VPN)

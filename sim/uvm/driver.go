@@ -64,6 +64,11 @@ type Driver struct {
 
 	batch Batch
 	plan  Plan
+
+	// placement is the per-page advice (placement.go), nil until the
+	// first Place; scratch holds Prefetch's batch.
+	placement []Placement
+	scratch   []int
 }
 
 // New makes a driver for an address space of pages pages (a whole number
@@ -254,7 +259,7 @@ func (d *Driver) ShouldMigrate(p int, write bool) (Decision, error) {
 	if uint(p) >= uint(d.space.pages) {
 		return Migrate, d.space.pageErr("ShouldMigrate", p)
 	}
-	return d.Decide(d.counters.words[p>>blockShift], write), nil
+	return d.DecidePage(p, d.counters.words[p>>blockShift], write), nil
 }
 
 // HandleFaults handles one far-fault batch. Faulting pages already

@@ -25,8 +25,11 @@ var describers = map[string]func(wl *builtin, scale float64) *static.Program{
 
 // DescribedNames returns the workloads with a static description, sorted.
 func DescribedNames() []string {
-	names := make([]string, 0, len(describers))
+	names := make([]string, 0, len(describers)+len(suvDescribers))
 	for n := range describers {
+		names = append(names, n)
+	}
+	for n := range suvDescribers {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -35,6 +38,20 @@ func DescribedNames() []string {
 
 // Describe builds the named workload and its static description.
 func Describe(name string, p Params) (Workload, *static.Program, error) {
+	if build, ok := suvDescribers[name]; ok {
+		if _, err := New(name, p); err != nil {
+			return nil, nil, err
+		}
+		scale := p.Scale
+		if scale == 0 {
+			scale = 1
+		}
+		wl, prog := build(p, scale).build()
+		if err := prog.Validate(); err != nil {
+			return nil, nil, err
+		}
+		return wl, prog, nil
+	}
 	d, ok := describers[name]
 	if !ok {
 		return nil, nil, fmt.Errorf("workload: %q has no static description; described: %s", name, strings.Join(DescribedNames(), ", "))

@@ -31,16 +31,6 @@ func ISPASSNames() []string {
 	return names
 }
 
-// generatorOf finds a workload generator the single-GPU system runs: one
-// of the nine, or an ISPASS-2009 benchmark.
-func generatorOf(name string) (generator, bool) {
-	if g, ok := generators[name]; ok {
-		return g, true
-	}
-	g, ok := ispassGenerators[name]
-	return g, ok
-}
-
 // ispass-bfs: BFS/kernel.cu and kernel2.cu are Rodinia's BFS kernel pair
 // (the bfs workload's), run on BFS/data/graph65536.txt: 65,536 nodes of
 // six edges on average, as the Rodinia generator makes them. Scale

@@ -36,7 +36,7 @@ func CheckName(name string) error {
 		return f.Close()
 	}
 	if _, ok := generatorOf(name); !ok {
-		return fmt.Errorf("workload %q unknown; allowed: %s, or trace:FILE", name, strings.Join(append(Names(), ISPASSNames()...), ", "))
+		return fmt.Errorf("workload %q unknown; allowed: %s, or trace:FILE", name, strings.Join(AllNames(), ", "))
 	}
 	return nil
 }

@@ -256,7 +256,7 @@ func New(name string, p Params) (Workload, error) {
 		gen, ok = gritGenerators[name]
 	}
 	if !ok {
-		return nil, fmt.Errorf("workload: unknown name %q; valid names: %s", name, strings.Join(append(append(Names(), ISPASSNames()...), GRITNames()...), ", "))
+		return nil, fmt.Errorf("workload: unknown name %q; valid names: %s", name, strings.Join(append(AllNames(), GRITNames()...), ", "))
 	}
 	scale := p.Scale
 	if scale == 0 {

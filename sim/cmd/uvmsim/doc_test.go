@@ -176,6 +176,12 @@ var docRuns = map[string]docRun{
 	"uvmsim experiment validate":                                   experimentCheck("validate"),
 	"uvmsim experiment validate --quick":                           experimentCheck("validate", "--quick"),
 	"uvmsim experiment validate --out DIR":                         experimentCheck("validate"),
+	"uvmsim experiment suv":                                        experimentCheck("suv"),
+	"uvmsim experiment suv-faults":                                 experimentCheck("suv-faults"),
+	"uvmsim experiment suv-baselines":                              experimentCheck("suv-baselines"),
+	"uvmsim experiment suv-nooversub":                              experimentCheck("suv-nooversub"),
+	"uvmsim experiment suv --jobs 2 --out out/suv":                 experimentCheck("suv"),
+	"uvmsim run --workload mvt --policy suv --oversub 150":         {[]string{"run", "--workload", "mvt", "--policy", "suv", "--oversub", "150", "--scale", "0.1"}, exitOK},
 }
 
 // reference is a command with only flags that take no value here:

@@ -40,7 +40,11 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "  %-18s every run of the above, and the validation table (validation.md)\n", experiment.ValidateName)
 		fmt.Fprintf(stderr, "  %-18s the uniform multi-GPU schemes on GRIT's workloads (GRIT Fig. 1; own flags: uvmsim experiment %s --help)\n", experiment.GritSchemesName, experiment.GritSchemesName)
 		fmt.Fprintf(stderr, "  %-18s GRIT Fig. 4's page sharing of GRIT's workloads (own flags)\n", experiment.GritCharacterizeName)
-		fmt.Fprintf(stderr, "  %-18s GRIT's evaluation, Figs. 17-29, and its validation rows (own flags)\nflags:\n%s", strings.Join(experiment.GritStudyNames, ", "), fs.FlagUsages())
+		fmt.Fprintf(stderr, "  %-18s GRIT's evaluation, Figs. 17-29, and its validation rows (own flags)\n", strings.Join(experiment.GritStudyNames, ", "))
+		for _, e := range experiment.SUVExperiments() {
+			fmt.Fprintf(stderr, "  %-18s %s\n", e.Name, e.Title)
+		}
+		fmt.Fprintf(stderr, "flags:\n%s", fs.FlagUsages())
 	}
 	b.register(fs, "all", "output directory (default out/NAME): runs/ (one result per run), results.csv, results.json, tables and figures")
 	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g (--workloads and --scale win)", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))

@@ -113,7 +113,7 @@ func parseWorkloads(list string) ([]string, error) {
 		all = append(all, n)
 	}
 	if len(builtin) > 0 {
-		if _, err := parseNames("--workloads", strings.Join(builtin, ","), append(workload.Names(), workload.ISPASSNames()...), true); err != nil {
+		if _, err := parseNames("--workloads", strings.Join(builtin, ","), workload.AllNames(), true); err != nil {
 			return nil, err
 		}
 	}
