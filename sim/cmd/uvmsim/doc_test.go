@@ -165,7 +165,6 @@ var docRuns = map[string]docRun{
 	"out/uvmsim experiment fig4 --out out/fig4":                    experimentCheck("fig4"),
 	"out/uvmsim experiment fig4 --jobs $(RUN_JOBS) --out out/fig4": experimentCheck("fig4"),
 	"uvmsim experiment validate":                                   experimentCheck("validate"),
-	"uvmsim experiment validate --quick":                           experimentCheck("validate", "--quick"),
 	"uvmsim experiment validate --out DIR":                         experimentCheck("validate"),
 }
 
