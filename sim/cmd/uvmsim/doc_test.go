@@ -153,9 +153,9 @@ var docRuns = map[string]docRun{
 	"uvmsim sweep --workloads hotspot,ra --policies uvmmu --oversub 100,125,150 --scale 0.5 --out out/uvmmu-small": {
 		[]string{"sweep", "--workloads", "hotspot,ra", "--policies", "uvmmu", "--oversub", "100,125,150", "--scale", "0.01", "--jobs", "1", "--out", "{tmp}/sweep"}, exitOK},
 	// P and T stand for each fault-based policy and fault timing; one of the
-	// six sweeps runs here.
-	"uvmsim sweep --workloads bfs,nw,ra --policies um,uvmsmart,adaptive --oversub 125,150 --set P.fault_timing=T": {
-		[]string{"sweep", "--workloads", "bfs,nw,ra", "--policies", "um,uvmsmart,adaptive", "--oversub", "125,150", "--set", "uvmsmart.fault_timing=reference", "--scale", "0.01", "--jobs", "2", "--out", "{tmp}/sweep"}, exitOK},
+	// four sweeps runs here.
+	"uvmsim sweep --workloads bfs,nw,ra --policies um,uvmsmart --oversub 125,150 --set P.fault_timing=T": {
+		[]string{"sweep", "--workloads", "bfs,nw,ra", "--policies", "um,uvmsmart", "--oversub", "125,150", "--set", "uvmsmart.fault_timing=reference", "--scale", "0.01", "--jobs", "2", "--out", "{tmp}/sweep"}, exitOK},
 	"uvmsim sweep --policies ideal --workloads all --jobs 1": {
 		[]string{"sweep", "--policies", "ideal", "--workloads", "all", "--jobs", "1", "--scale", "0.01", "--out", "{tmp}/sweep"}, exitOK},
 	"uvmsim experiment fig1|fig4|fig5|fig6|migration-latency|validate [--out DIR] [--quick] [--workloads LIST] [--scale F] [--seed N] [--config FILE] [--set key=value]... [--fresh] [--slurm ...]": experimentCheck("fig1", "--quick"),
