@@ -119,11 +119,31 @@ func (v *View) workPerFault(ratio int) spread {
 // (W + aF) / (W + bF) = R gives W/F = (a - R b) / (R - 1).
 func impliedWorkPerFault(r, a, b float64) float64 { return (a - r*b) / (r - 1) }
 
+// umFreeCycles is UM's run time on workload w at ratio without fault
+// handling: its 0 us run, or, under the reference timing, where a run's
+// time is its timeline plus faults x latency and the latency never
+// reaches the timeline, the timeline of its run at the configured latency;
+// 0 when neither is there.
+func (v *View) umFreeCycles(w string, ratio int) uint64 {
+	if free := v.result(w, PolicyUM, ratio, faultSet(0)); free != nil {
+		return free.Cycles
+	}
+	if um := v.result(w, PolicyUM, ratio); um != nil && um.FaultCycles > 0 && um.TimelineCycles+um.FaultCycles == um.Cycles {
+		return um.TimelineCycles
+	}
+	return 0
+}
+
 // faultShare is the percentage of UM's run time (at its configured fault
 // latency) that fault handling adds: 1 - T(0 us) / T.
 func (v *View) faultShare(ratio int) spread {
-	return v.pairs(umFree(ratio), run{PolicyUM, ratio, nil},
-		func(free, um *system.Result) float64 { return 100 * (1 - Ratio(free.Cycles, um.Cycles)) })
+	return v.over(func(w string) float64 {
+		free, um := v.umFreeCycles(w, ratio), v.result(w, PolicyUM, ratio)
+		if free == 0 || um == nil {
+			return math.NaN()
+		}
+		return 100 * (1 - Ratio(free, um.Cycles))
+	})
 }
 
 // ratioOf is a per-workload ratio of two policies' runs' fields.
@@ -135,8 +155,13 @@ func (v *View) ratioOf(ratio int, num, den string, field func(*system.Result) ui
 // umWithoutFaultsOverUVMMU is UM's run time with no fault latency over
 // UVMMU's: what is left of UVMMU's lead once UM's faults cost nothing.
 func (v *View) umWithoutFaultsOverUVMMU(ratio int) spread {
-	return v.pairs(umFree(ratio), run{PolicyUVMMU, ratio, nil},
-		func(free, u *system.Result) float64 { return Ratio(free.Cycles, u.Cycles) })
+	return v.over(func(w string) float64 {
+		free, u := v.umFreeCycles(w, ratio), v.result(w, PolicyUVMMU, ratio)
+		if free == 0 || u == nil {
+			return math.NaN()
+		}
+		return Ratio(free, u.Cycles)
+	})
 }
 
 // growth is a field of a policy's runs at ratio over the same at 100%.

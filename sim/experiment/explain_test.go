@@ -99,3 +99,20 @@ func TestExplanationsQuoteTheRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultShareFromReferenceTiming: without a 0 us run, a UM run under
+// the reference timing gives its time without faults itself: its timeline,
+// the fault time being added after it. UM 5,000 cycles, 3,000 of them
+// fault time: 60% fault share, and 2,000 over UVMMU's 1,000 is 2.00x.
+func TestFaultShareFromReferenceTiming(t *testing.T) {
+	p := testParams()
+	p.Workloads = []string{"ra"}
+	um := Methodologies[0].Spec(p.spec("ra", PolicyUM, 125))
+	outs := []Outcome{
+		{Spec: um, Result: system.Result{Cycles: 5000, TimelineCycles: 2000, FaultCycles: 3000}},
+		{Spec: p.spec("ra", PolicyUVMMU, 125), Result: system.Result{Cycles: 1000}},
+	}
+	v := NewView(p, Methodologies[0], NewLookup(outs))
+	assert.Equal(t, "60% (ra)", v.faultShare(125).format("%", 0))
+	assert.Equal(t, "2.00x (ra)", v.umWithoutFaultsOverUVMMU(125).format("x", 2))
+}
