@@ -70,9 +70,8 @@ func (p Params) has(policy string) bool { return slices.Contains(p.Policies, pol
 var QuickWorkloads = []string{"hotspot", "ra"}
 
 // QuickScale is the workload scale of a --quick run: at half the shipped
-// sizes each of the three 4 MB arrays of hotspot and ra (SPEC 7) fills one
-// 2 MB frame-region, so 125% and 150% leave room for two of the three
-// regions (SPEC 2) and evict.
+// sizes hotspot and ra (SPEC 7) have three 2 MB arrays each, so 125% and
+// 150% leave 4.8 and 4 MB of GPU memory in 4 KB pages (SPEC 2) and evict.
 const QuickScale = 0.5
 
 // DefaultParams are the full-size runs over every built-in workload, or the

@@ -161,25 +161,21 @@ func incompleteBuild(p Params, l Lookup) Figure {
 // 0.9 reads as 8.2x..157x), incomplete's speedup within ratioTolerance.
 const i1MagnitudeTolerance = 0.9
 
-// incompleteChecks are the I1 rows from the incomplete figure's 16 GB/s
-// geomeans, with the measured reason for a difference.
-func incompleteChecks(p Params, figs []Figure, l Lookup) []Check {
+// incompleteRows are the I1 rows, read from the incomplete figure's 16
+// GB/s geomeans (copy+execute = 1).
+func incompleteRows(Params) []Row {
 	const panel = "16 GB/s"
-	comp, why := figureValue(figs, IncompleteName, panel, GeomeanGroup, PolicyComplete)
-	inc, why2 := figureValue(figs, IncompleteName, panel, GeomeanGroup, PolicyIncomplete)
-	if why == "" {
-		why = why2
+	return []Row{
+		{ID: "I1", Quantity: "complete (2 MB pages, whole page on first touch) slowdown versus ideal copy+execute, 16 GB/s, geomean", Paper: 82.43, Tolerance: i1MagnitudeTolerance,
+			Measure: func(v *View) (float64, string) { return v.value(IncompleteName, panel, GeomeanGroup, PolicyComplete) },
+			Explain: func(v *View, _ float64) string { return incompleteWhy(v.p, v.l, true) }},
+		{ID: "I1", Quantity: "incomplete pages speedup versus ideal copy+execute, 16 GB/s, geomean", Paper: 1.36, Tolerance: ratioTolerance,
+			Measure: func(v *View) (float64, string) {
+				x, why := v.value(IncompleteName, panel, GeomeanGroup, PolicyIncomplete)
+				return 1 / x, why
+			},
+			Explain: func(v *View, _ float64) string { return incompleteWhy(v.p, v.l, false) }},
 	}
-	rows := []Check{
-		{ID: "I1", Quantity: "complete (2 MB pages, whole page on first touch) slowdown versus ideal copy+execute, 16 GB/s, geomean", Paper: 82.43, Tolerance: i1MagnitudeTolerance, Model: comp, Missing: why},
-		{ID: "I1", Quantity: "incomplete pages speedup versus ideal copy+execute, 16 GB/s, geomean", Paper: 1.36, Tolerance: ratioTolerance, Model: 1 / inc, Missing: why},
-	}
-	for i := range rows {
-		if c := &rows[i]; c.Difference() > ExplainThreshold || c.Status() == "fail" {
-			c.Why = incompleteWhy(p, l, c.Paper == 82.43)
-		}
-	}
-	return rows
 }
 
 // incompleteWhy explains an I1 difference from the 16 GB/s runs: the

@@ -163,51 +163,65 @@ func Assemble(pl *Plan, outcomes []Outcome, dir string, w io.Writer) (RunSummary
 		return sum, nil
 	}
 	p := *pl.Params
-	var builds []Experiment
-	if pl.Command == ValidateName {
-		builds = Experiments()
-	} else {
-		e, err := Find(pl.Command)
-		if err != nil {
-			return sum, err
-		}
-		builds = []Experiment{e}
-	}
 	lookup := NewLookup(outcomes)
-	var figs []Figure
-	for _, e := range builds {
-		fig := e.Build(p, lookup)
-		if err := WriteFigure(dir, &fig); err != nil {
-			return sum, err
-		}
-		if err := fig.WriteTable(w); err != nil {
-			return sum, err
-		}
-		fmt.Fprintln(w)
-		figs = append(figs, fig)
-	}
 	if pl.Command == ValidateName {
-		checks := Validate(p, figs, lookup)
-		if err := WriteFileAtomic(filepath.Join(dir, ValidationFile), func(f io.Writer) error { return WriteValidationMarkdown(f, p, checks) }); err != nil {
-			return sum, err
-		}
-		if err := WriteFileAtomic(filepath.Join(dir, ValidationCSV), func(f io.Writer) error { return WriteValidationCSV(f, checks) }); err != nil {
-			return sum, err
-		}
-		if err := WriteValidationMarkdown(w, p, checks); err != nil {
-			return sum, err
-		}
+		return sum, assembleValidation(p, lookup, dir, w)
 	}
+	e, err := Find(pl.Command)
+	if err != nil {
+		return sum, err
+	}
+	fig := e.Build(p, lookup)
+	if err := WriteFigure(dir, &fig, ""); err != nil {
+		return sum, err
+	}
+	if err := fig.WriteTable(w); err != nil {
+		return sum, err
+	}
+	fmt.Fprintln(w)
 	return sum, nil
 }
 
-// WriteFigure writes dir/<id>.csv, dir/<id>.json and, when the figure has
-// panels, dir/<id>.svg.
-func WriteFigure(dir string, fig *Figure) error {
+// assembleValidation writes every figure once per methodology (the
+// methodology's FileSuffix after the ID), prints their tables under the
+// methodology's name, and writes the validation table and its findings to
+// validation.md and validation.csv and w.
+func assembleValidation(p Params, lookup Lookup, dir string, w io.Writer) error {
+	views := make([]*View, len(Methodologies))
+	for i, m := range Methodologies {
+		views[i] = NewView(p, m, lookup)
+		for j := range views[i].figs {
+			fig := &views[i].figs[j]
+			if err := WriteFigure(dir, fig, m.FileSuffix); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "[%s] ", m.Name)
+			if err := fig.WriteTable(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	checks := validateViews(p, views)
+	findings := Findings(p, checks, views)
+	if err := WriteFileAtomic(filepath.Join(dir, ValidationFile), func(f io.Writer) error {
+		return WriteValidationMarkdown(f, p, checks, findings)
+	}); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, ValidationCSV), func(f io.Writer) error { return WriteValidationCSV(f, checks) }); err != nil {
+		return err
+	}
+	return WriteValidationMarkdown(w, p, checks, findings)
+}
+
+// WriteFigure writes dir/<id><suffix>.csv, .json and, when the figure has
+// panels, .svg.
+func WriteFigure(dir string, fig *Figure, suffix string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	base := filepath.Join(dir, fig.ID)
+	base := filepath.Join(dir, fig.ID+suffix)
 	if err := WriteFileAtomic(base+".csv", fig.WriteCSV); err != nil {
 		return err
 	}

@@ -25,14 +25,16 @@ func TestValidateWritesEveryFile(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, sum.Failed)
 	assert.Zero(t, sum.Runs)
-	for _, f := range []string{ResultsCSV, ResultsJSON, ValidationFile, ValidationCSV, "fig1.csv", "fig4.json", "fig6.csv", "migration-latency.json"} {
+	for _, f := range []string{ResultsCSV, ResultsJSON, ValidationFile, ValidationCSV, "fig1.csv", "fig4.json", "fig6.csv", "migration-latency.json",
+		"fig1-reference.csv", "fig4-reference.json", "fig6-reference.csv", "migration-latency-reference.json"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
 	md, err := os.ReadFile(filepath.Join(dir, ValidationFile))
 	require.NoError(t, err)
-	assert.Equal(t, strings.Count(string(md), "| not measured |"), strings.Count(string(md), "\n| F")+strings.Count(string(md), "\n| M")+strings.Count(string(md), "\n| U")+strings.Count(string(md), "\n| I"))
-	assert.Contains(t, stdout.String(), "| id | result | paper | model |")
-	assert.Contains(t, stdout.String(), "fig4: Speedup over NVIDIA UM")
+	assert.Equal(t, strings.Count(string(md), "| not measured / not measured |"), strings.Count(string(md), "\n| F")+strings.Count(string(md), "\n| M")+strings.Count(string(md), "\n| U")+strings.Count(string(md), "\n| I"))
+	assert.Contains(t, stdout.String(), "| id | result | paper | paper's methodology | in-loop |")
+	assert.Contains(t, stdout.String(), "[paper's methodology] fig4: Speedup over NVIDIA UM")
+	assert.Contains(t, stdout.String(), "[in-loop] fig4: Speedup over NVIDIA UM")
 }
 
 func TestRunExperimentUnknownName(t *testing.T) {

@@ -89,3 +89,27 @@ func TestFullConfigAppliesThePresetFirst(t *testing.T) {
 	assert.Equal(t, 32.0, cfg.PCIe.BandwidthGBs)
 	assert.Equal(t, 15, cfg.GPU.SMs)
 }
+
+// TestStoredOnlyTakesARecordWithoutSamples: a stored run whose spec asks
+// for latency samples the record does not hold is simulated again by a
+// batch, but a rebuild from stored runs (StoredOnly, uvmsim plot) takes its
+// results and leaves the samples out.
+func TestStoredOnlyTakesARecordWithoutSamples(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, PrepareDir(dir, false))
+	spec := Spec{Workload: "ra", Policy: "uvmmu", OversubPct: 150, Scale: 0.5, Seed: 1, Latencies: true}
+	cfg, err := spec.Config(config.Default())
+	require.NoError(t, err)
+	res := system.Result{Workload: "ra", Policy: "uvmmu", OversubPct: 150, Scale: 0.5, Seed: 1, Cycles: 1234}
+	rec := NewRecord(&cfg, res, nil)
+	require.NoError(t, WriteRecord(dir, &cfg, &rec))
+
+	_, err = stored(dir, &spec, &cfg)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "a batch simulates it again")
+	out, err := Run([]Spec{spec}, Options{Jobs: 1, Base: config.Default(), Dir: dir, StoredOnly: true})
+	require.NoError(t, err)
+	require.NoError(t, out[0].Err)
+	assert.True(t, out[0].Stored)
+	assert.Equal(t, uint64(1234), out[0].Result.Cycles)
+	assert.Nil(t, out[0].Latencies)
+}

@@ -278,9 +278,9 @@ func SUVChecks(p Params, l Lookup, exp string) []Check {
 		}
 		lo, hi := minMax(levels)
 		checks = append(checks,
-			Check{ID: "suv-30", Quantity: "SUV's geomean runtime reduction over UVM at 30% oversubscription", Paper: 0.60, Tolerance: ratioTolerance, Model: levels[1]},
-			Check{ID: "suv-min", Quantity: "smallest of SUV's geomean runtime reductions over UVM at 15, 30, 50%", Paper: 0.44, Tolerance: ratioTolerance, Model: lo},
-			Check{ID: "suv-max", Quantity: "largest of SUV's geomean runtime reductions over UVM at 15, 30, 50%", Paper: 0.74, Tolerance: ratioTolerance, Model: hi})
+			Check{ID: "suv-30", Quantity: "SUV's geomean runtime reduction over UVM at 30% oversubscription", Paper: 0.60, Tolerance: ratioTolerance, Models: []Measured{{Value: levels[1]}}},
+			Check{ID: "suv-min", Quantity: "smallest of SUV's geomean runtime reductions over UVM at 15, 30, 50%", Paper: 0.44, Tolerance: ratioTolerance, Models: []Measured{{Value: lo}}},
+			Check{ID: "suv-max", Quantity: "largest of SUV's geomean runtime reductions over UVM at 15, 30, 50%", Paper: 0.74, Tolerance: ratioTolerance, Models: []Measured{{Value: hi}}})
 		// UVM thrashes on FW, MVT and FDT at every level: a manifold
 		// slowdown over zero oversubscription (Section VI-A).
 		for _, w := range []string{"mvt", "fdtd"} {
@@ -300,18 +300,18 @@ func SUVChecks(p Params, l Lookup, exp string) []Check {
 			if n == len(SUVLevels) {
 				m = thrash / float64(n)
 			}
-			checks = append(checks, Check{ID: "suv-thrash-" + w, Quantity: "fraction of levels at which UVM runs " + w + " at least 2x slower than without oversubscription", Paper: 1, Tolerance: 0, Model: m})
+			checks = append(checks, Check{ID: "suv-thrash-" + w, Quantity: "fraction of levels at which UVM runs " + w + " at least 2x slower than without oversubscription", Paper: 1, Tolerance: 0, Models: []Measured{{Value: m}}})
 		}
 	case "suv-baselines":
 		r := SUVBaselineLevel
 		checks = append(checks,
-			Check{ID: "suv-sc", Quantity: "SUV's geomean runtime reduction over SC at 50%", Paper: 0.40, Tolerance: ratioTolerance, Model: reduction(PolicySUV, PolicySC, r, r, cycles)},
-			Check{ID: "suv-ac", Quantity: "SUV's geomean runtime reduction over AC at 50%", Paper: 0.43, Tolerance: ratioTolerance, Model: reduction(PolicySUV, PolicyAC, r, r, cycles)},
-			Check{ID: "suv-sc-pcie", Quantity: "SUV's geomean PCIe traffic reduction over SC at 50%", Paper: 0.81, Tolerance: ratioTolerance, Model: reduction(PolicySUV, PolicySC, r, r, l.pcie)},
-			Check{ID: "suv-ac-pcie", Quantity: "SUV's geomean PCIe traffic reduction over AC at 50%", Paper: 0.77, Tolerance: ratioTolerance, Model: reduction(PolicySUV, PolicyAC, r, r, l.pcie)})
+			Check{ID: "suv-sc", Quantity: "SUV's geomean runtime reduction over SC at 50%", Paper: 0.40, Tolerance: ratioTolerance, Models: []Measured{{Value: reduction(PolicySUV, PolicySC, r, r, cycles)}}},
+			Check{ID: "suv-ac", Quantity: "SUV's geomean runtime reduction over AC at 50%", Paper: 0.43, Tolerance: ratioTolerance, Models: []Measured{{Value: reduction(PolicySUV, PolicyAC, r, r, cycles)}}},
+			Check{ID: "suv-sc-pcie", Quantity: "SUV's geomean PCIe traffic reduction over SC at 50%", Paper: 0.81, Tolerance: ratioTolerance, Models: []Measured{{Value: reduction(PolicySUV, PolicySC, r, r, l.pcie)}}},
+			Check{ID: "suv-ac-pcie", Quantity: "SUV's geomean PCIe traffic reduction over AC at 50%", Paper: 0.77, Tolerance: ratioTolerance, Models: []Measured{{Value: reduction(PolicySUV, PolicyAC, r, r, l.pcie)}}})
 	case "suv-nooversub":
 		checks = append(checks, Check{ID: "suv-0", Quantity: "SUV's geomean runtime reduction over UVM without oversubscription", Paper: 0.20, Tolerance: ratioTolerance,
-			Model: reduction(PolicySUV, PolicyUM, SUVNoOversub, SUVNoOversub, cycles)})
+			Models: []Measured{{Value: reduction(PolicySUV, PolicyUM, SUVNoOversub, SUVNoOversub, cycles)}}})
 	}
 	return checks
 }
@@ -322,10 +322,10 @@ func suvCheckNotes(checks []Check) []string {
 	for i := range checks {
 		c := &checks[i]
 		model := "not measured"
-		if !math.IsNaN(c.Model) {
-			model = formatCheck(c.Model)
+		if v := c.Models[0].Value; !math.IsNaN(v) {
+			model = formatCheck(v)
 		}
-		notes = append(notes, fmt.Sprintf("validation %s: %s: model %s, paper %s (%s)", c.ID, c.Quantity, model, formatCheck(c.Paper), c.Status()))
+		notes = append(notes, fmt.Sprintf("validation %s: %s: model %s, paper %s (%s)", c.ID, c.Quantity, model, formatCheck(c.Paper), c.Status(0)))
 	}
 	return notes
 }

@@ -50,7 +50,7 @@ func TestSUVChecks(t *testing.T) {
 	status := map[string]string{}
 	for _, exp := range []string{"suv", "suv-baselines", "suv-nooversub"} {
 		for _, c := range SUVChecks(p, l, exp) {
-			got[c.ID], status[c.ID] = c.Model, c.Status()
+			got[c.ID], status[c.ID] = c.Models[0].Value, c.Status(0)
 		}
 	}
 	assert.InDelta(t, 0.6, got["suv-30"], 1e-9)

@@ -2,6 +2,7 @@ package system
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/workload"
@@ -42,10 +43,11 @@ type Layout struct {
 	ManagedGroupCount int // 64 KB page-groups of the managed allocations
 	DeviceGroups      int // frame-groups the device allocations need
 	// FootprintPages is the footprint in 4 KB pages: the managed
-	// allocations in whole 64 KB page-groups, as the UVMMU migrates them
-	// and as the UVMSmart simulator's benchmark working sets count them
-	// (benchmarks/benchmark_workingset.txt: a 68 B array is 64 KB), so that
-	// at 100% every page-group has a frame-group.
+	// allocations as the UVMSmart simulator's cudaMallocManaged sizes them
+	// (ManagedGroups), as its benchmark working sets count them
+	// (benchmarks/benchmark_workingset.txt: a 68 B array is 64 KB, fdtd's
+	// 5.5 MB ex is 6 MB), so that at 100% every page-group the tree
+	// prefetcher can fill has a frame.
 	FootprintPages int
 
 	// GPUPages is the GPU memory in 4 KB pages.
@@ -84,6 +86,9 @@ func NewLayout(wl workload.Workload, cfg *config.Config) (Layout, error) {
 		}
 		lo := a.Base >> GroupShift
 		hi := (a.Base + a.Bytes + 1<<GroupShift - 1) >> GroupShift
+		if a.Kind != workload.Device {
+			hi = min(lo+ManagedGroups(a.Bytes), nextBase(allocs, a.Base)>>GroupShift)
+		}
 		r := Range{Name: a.Name, First: lo, Count: int(hi - lo), ReadOnly: a.ReadOnly}
 		if a.Kind == workload.Device {
 			l.Device = append(l.Device, r)
@@ -121,4 +126,35 @@ func NewLayout(wl workload.Workload, cfg *config.Config) (Layout, error) {
 			wl.Name(), float64(l.GPUPages<<PageShift)/(1<<20), cfg.Run.OversubPct, cfg.Memory.CapacityGB)
 	}
 	return l, nil
+}
+
+// ManagedGroups is the page-groups a managed allocation of the given bytes
+// takes: the UVMSmart simulator's cudaMallocManaged allocates whole 2 MB
+// large pages and rounds the rest up to a power of two of 64 KB blocks
+// (cuda_runtime_api.cc:480-495), and builds its prefetch trees over that
+// size (:517-527), so its tree prefetcher fills and migrates the rounded
+// tail and its GPU memory sizes count it (the -gddr_size of fdtd's
+// Scalability logs, 16.42045, 14.45 and 12.04167 MB at 110, 125 and 150%,
+// is 18.0625 MB / R, and its run without oversubscription validates 4,624
+// pages, benchmarks/Results/Eviction_Prefetcher_Interplay/output_logs).
+func ManagedGroups(bytes uint64) uint64 {
+	whole := bytes >> RegionShift << (RegionShift - GroupShift)
+	rest := (bytes&(1<<RegionShift-1) + 1<<GroupShift - 1) >> GroupShift
+	if rest == 0 {
+		return whole
+	}
+	return whole + 1<<bits.Len64(rest-1)
+}
+
+// nextBase is the lowest base of an allocation above base (none: no
+// limit), where a rounded managed allocation must end; workload.Layout
+// starts every allocation on a 2 MB boundary, so the rounding always fits.
+func nextBase(allocs []workload.Alloc, base uint64) uint64 {
+	next := ^uint64(0)
+	for _, a := range allocs {
+		if a.Base > base && a.Bytes > 0 {
+			next = min(next, a.Base)
+		}
+	}
+	return next
 }

@@ -105,7 +105,7 @@ func runPlan(pl *experiment.Plan, base config.Config, b *batchFlags, fs *pflag.F
 		return slurmTask(pl, base, cfgs, b, stdout)
 	}
 	if err := experiment.PrepareDir(b.out, b.fresh); err != nil {
-		return usage("--out: %v", err)
+		return outDirError(err)
 	}
 	if b.slurm {
 		return runSlurm(pl, base, cfgs, b, fs, stdout, stderr, show)
@@ -128,6 +128,18 @@ func runPlan(pl *experiment.Plan, base config.Config, b *batchFlags, fs *pflag.F
 		return ioError{fmt.Errorf("--out: %w", err)}
 	}
 	return show(outcomes, sum)
+}
+
+// outDirError is the exit class of an --out directory that cannot be
+// prepared: a path that names a file or cannot be a directory is a bad
+// flag (status 2); a directory that cannot be created or written
+// (permissions, a read-only or full file system, an I/O error) is an I/O
+// failure (status 3), as every later write to it is.
+func outDirError(err error) error {
+	if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.EINVAL) {
+		return usage("--out: %v", err)
+	}
+	return ioError{fmt.Errorf("--out: %w", err)}
 }
 
 func isTerminal(w io.Writer) bool {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/uvmmu/uvmmu/sim/experiment"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite the generated samples in README.md and docs/*.md")
@@ -98,11 +100,15 @@ type docRun struct {
 	code int
 }
 
-// Experiments take minutes even with --quick; their command lines are run
-// up to the point the simulations would start, by asking for 0 jobs: the
-// experiment name and every other flag are checked first.
+// Experiments take minutes even with --quick; their command lines run in
+// full on one small workload (--workloads and --scale win over --quick and
+// the defaults), each experiment in its own output directory, so a line
+// that repeats an experiment resumes it and simulates nothing. The tables,
+// figures and, for validate, the validation table are written as the
+// documented command writes them.
 func experimentCheck(name string, flags ...string) docRun {
-	return docRun{append(append([]string{"experiment", name}, flags...), "--out", "{tmp}/exp", "--jobs", "0"), exitUsage}
+	args := append([]string{"experiment", name}, flags...)
+	return docRun{append(args, "--workloads", "ra", "--scale", "0.01", "--jobs", "2", "--out", "{tmp}/exp-"+name), exitOK}
 }
 
 var docRuns = map[string]docRun{
@@ -162,9 +168,9 @@ var docRuns = map[string]docRun{
 		"--workloads", "ispass-bfs,ispass-cp,ispass-lps,ispass-nn,ispass-nqu,ispass-ray"),
 	"uvmsim experiment incomplete --workloads all --scale 0.1": experimentCheck("incomplete", "--workloads", "all", "--scale", "0.1"),
 	// P and T stand for each fault-based policy and fault timing; one of the
-	// six sweeps runs here.
-	"uvmsim sweep --workloads bfs,nw,ra --policies um,uvmsmart,adaptive --oversub 125,150 --set P.fault_timing=T": {
-		[]string{"sweep", "--workloads", "bfs,nw,ra", "--policies", "um,uvmsmart,adaptive", "--oversub", "125,150", "--set", "uvmsmart.fault_timing=reference", "--scale", "0.01", "--jobs", "2", "--out", "{tmp}/sweep"}, exitOK},
+	// four sweeps runs here.
+	"uvmsim sweep --workloads bfs,nw,ra --policies um,uvmsmart --oversub 125,150 --set P.fault_timing=T": {
+		[]string{"sweep", "--workloads", "bfs,nw,ra", "--policies", "um,uvmsmart", "--oversub", "125,150", "--set", "uvmsmart.fault_timing=reference", "--scale", "0.01", "--jobs", "2", "--out", "{tmp}/sweep"}, exitOK},
 	"uvmsim sweep --policies ideal --workloads all --jobs 1": {
 		[]string{"sweep", "--policies", "ideal", "--workloads", "all", "--jobs", "1", "--scale", "0.01", "--out", "{tmp}/sweep"}, exitOK},
 	"uvmsim experiment fig1|fig4|fig5|fig6|migration-latency|validate [--out DIR] [--quick] [--workloads LIST] [--scale F] [--seed N] [--config FILE] [--set key=value]... [--fresh] [--slurm ...]": experimentCheck("fig1", "--quick"),
@@ -174,7 +180,6 @@ var docRuns = map[string]docRun{
 	"out/uvmsim experiment fig4 --out out/fig4":                    experimentCheck("fig4"),
 	"out/uvmsim experiment fig4 --jobs $(RUN_JOBS) --out out/fig4": experimentCheck("fig4"),
 	"uvmsim experiment validate":                                   experimentCheck("validate"),
-	"uvmsim experiment validate --quick":                           experimentCheck("validate", "--quick"),
 	"uvmsim experiment validate --out DIR":                         experimentCheck("validate"),
 	"uvmsim experiment suv":                                        experimentCheck("suv"),
 	"uvmsim experiment suv-faults":                                 experimentCheck("suv-faults"),
@@ -311,4 +316,29 @@ func TestDocSamples(t *testing.T) {
 		}
 	}
 	assert.NotZero(t, found, "the documents show generated samples")
+}
+
+// validationMarker delimits the README's copy of the validation table and
+// its findings, docs/results/validation.md as `uvmsim experiment validate`
+// wrote it.
+var validationMarker = regexp.MustCompile("(?s)(<!-- generated: docs/results/validation.md -->\n)(.*?)(<!-- end of docs/results/validation.md -->\n)")
+
+// TestREADMEValidationIsGenerated holds the README's validation section to
+// docs/results/validation.md, byte for byte; go test ./sim/cmd/uvmsim -run
+// TestREADMEValidationIsGenerated -update copies the file in.
+func TestREADMEValidationIsGenerated(t *testing.T) {
+	readme := filepath.Join(repoRoot, "README.md")
+	data, err := os.ReadFile(readme)
+	require.NoError(t, err)
+	table, err := os.ReadFile(filepath.Join(repoRoot, "docs", "results", experiment.ValidationFile))
+	require.NoError(t, err)
+	m := validationMarker.FindSubmatchIndex(data)
+	require.NotNil(t, m, "README.md has no generated validation section")
+	if *updateDocs {
+		out := append(append(append([]byte{}, data[:m[4]]...), table...), data[m[5]:]...)
+		require.NoError(t, os.WriteFile(readme, out, 0o644))
+		return
+	}
+	assert.Equal(t, string(table), string(data[m[4]:m[5]]),
+		"README.md's validation section differs from docs/results/validation.md; go test ./sim/cmd/uvmsim -run TestREADMEValidationIsGenerated -update")
 }

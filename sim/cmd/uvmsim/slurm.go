@@ -204,7 +204,7 @@ func slurmTask(pl *experiment.Plan, base config.Config, cfgs []config.Config, b 
 		return usage("--slurm-task = %d out of range; allowed: 0 to %d", b.slurmTask, len(pl.Specs)-1)
 	}
 	if err := experiment.PrepareDir(b.out, false); err != nil {
-		return usage("--out: %v", err)
+		return outDirError(err)
 	}
 	_, shared := experiment.Pending(pl.Specs, cfgs, "")
 	var specs []experiment.Spec

@@ -138,3 +138,41 @@ func TestExperimentBadArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestOutWriteFailuresAreIOErrors: sweep and experiment report a failure
+// to write their --out directory as an I/O failure, status 3, as run's
+// --json on a full disk: a result file that cannot be replaced after the
+// runs (a directory stands in its place), a directory the system refuses
+// to create (/sys) and, when not root, one without write permission. An
+// --out that names a file stays a bad flag, status 2
+// (TestExperimentBadArguments).
+func TestOutWriteFailuresAreIOErrors(t *testing.T) {
+	batch := map[string][]string{
+		experiment.ResultsCSV: {"sweep", "--workloads", "ra", "--policies", "ideal", "--scale", "0.01", "--jobs", "1"},
+		"fig4.csv":            {"experiment", "fig4", "--workloads", "ra", "--scale", "0.01", "--jobs", "1"},
+	}
+	for file, args := range batch {
+		out := t.TempDir()
+		require.NoError(t, os.Mkdir(filepath.Join(out, file), 0o755))
+		code, _, stderr := run(append(args, "--out", out)...)
+		assert.Equal(t, exitIO, code, stderr)
+		assert.Contains(t, stderr, "--out: ", args[0])
+		assert.Contains(t, stderr, file, args[0])
+	}
+	var unwritable []string
+	if fi, err := os.Stat("/sys"); err == nil && fi.IsDir() {
+		unwritable = append(unwritable, "/sys/uvmsim-out")
+	}
+	if os.Geteuid() != 0 {
+		dir := filepath.Join(t.TempDir(), "read-only")
+		require.NoError(t, os.Mkdir(dir, 0o555))
+		unwritable = append(unwritable, dir)
+	}
+	for _, out := range unwritable {
+		for _, args := range batch {
+			code, _, stderr := run(append(args, "--out", out)...)
+			assert.Equal(t, exitIO, code, stderr)
+			assert.Contains(t, stderr, "--out: ")
+		}
+	}
+}
