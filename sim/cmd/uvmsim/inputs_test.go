@@ -185,13 +185,14 @@ func TestInputCases(t *testing.T) {
 	}
 }
 
-// --oversub beyond what the footprint's page-groups allow says so: ra at
-// scale 0.01 is three 40 KB arrays, three 64 KB page-groups (48 pages), so
-// 1000% leaves the one-page-group minimum, 64 KB, for 0.1 MB of data.
+// --oversub beyond what the allocations allow says so: ra at scale 0.01 is
+// three 40 KB arrays, each a 64 KB page-group as cudaMallocManaged sizes
+// it (48 pages), so 1000% leaves the one-page-group minimum, 64 KB, for
+// 0.1 MB of data.
 func TestOversubNote(t *testing.T) {
 	code, out, stderr := run("run", "--workload", "ra", "--policy", "ideal", "--scale", "0.01", "--oversub", "1000")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stderr, "uvmsim: note: run.oversub_pct = 1000 asks for 0.0 MB of managed GPU memory for 0.1 MB of managed data; it is the footprint in whole 64 KB page-groups over the ratio, 0.1 MB")
+	assert.Contains(t, stderr, "uvmsim: note: run.oversub_pct = 1000 asks for 0.0 MB of managed GPU memory for 0.1 MB of managed data; it is the managed allocations as cudaMallocManaged sizes them (whole 2 MB pages, the rest rounded up to a power of two of 64 KB), 0.2 MB, over the ratio, 0.1 MB")
 	assert.Contains(t, out, "oversubscription 1000% (footprint / managed memory 192%)")
 }
 

@@ -400,18 +400,21 @@ func (w writeChecked) Write(p []byte) (int, error) {
 }
 
 // oversubNote explains a managed capacity larger than the ratio asks for:
-// managed memory is the footprint in whole 64 KB page-groups over the
-// ratio, at least one page-group.
+// managed memory is the managed allocations as the UVMSmart simulator's
+// cudaMallocManaged sizes them (system.ManagedGroups: whole 2 MB pages, the
+// rest rounded up to a power of two of 64 KB) over the ratio, which at a
+// small scale can exceed the footprint itself.
 func oversubNote(s *system.System) string {
 	r := s.Cfg.Run.OversubPct
 	footprint := s.Workload.Footprint()
+	allocated := uint64(s.Layout.FootprintPages) << system.PageShift
 	capacity := uint64(s.Layout.ManagedPages) << system.PageShift
 	eff := effectiveOversub(footprint, capacity)
 	if r == 100 || eff >= r || s.Cfg.Run.GPUMemoryMB > 0 {
 		return ""
 	}
-	return fmt.Sprintf("run.oversub_pct = %d asks for %.1f MB of managed GPU memory for %.1f MB of managed data; it is the footprint in whole 64 KB page-groups over the ratio, %.1f MB, so footprint / managed memory is %d%%",
-		r, mb(footprint)*100/float64(r), mb(footprint), mb(capacity), eff)
+	return fmt.Sprintf("run.oversub_pct = %d asks for %.1f MB of managed GPU memory for %.1f MB of managed data; it is the managed allocations as cudaMallocManaged sizes them (whole 2 MB pages, the rest rounded up to a power of two of 64 KB), %.1f MB, over the ratio, %.1f MB, so footprint / managed memory is %d%%",
+		r, mb(footprint)*100/float64(r), mb(footprint), mb(allocated), mb(capacity), eff)
 }
 
 // effectiveOversub is footprint / managed capacity in whole percent.
