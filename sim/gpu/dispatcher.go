@@ -28,6 +28,16 @@ type Dispatcher struct {
 	phases  []workload.Phase
 	kernels []int // phase index -> kernel index (launch port numbering)
 	latency uint64
+	// gpuSMs is the SMs of one GPU: the launch ports are gpuSMs per GPU in
+	// GPU order, and the next target is the next SM with room in the
+	// target's GPU, else the first with room in the following GPUs (GRIT
+	// Section III-B: "Only when the GPU cannot accommodate more TBs, the
+	// scheduler moves to the next GPU"). On one GPU it is every SM: plain
+	// round robin.
+	gpuSMs int
+	// firstGPUEachKernel starts every kernel at the first SM of GPU 0,
+	// as GRIT's scheduler fills GPU 0 first; one GPU keeps the rotation.
+	firstGPUEachKernel bool
 
 	phase   *rtl.Reg[uint32] // current phase; len(phases) when done
 	block   *rtl.Reg[uint32] // next thread block of the current kernel
@@ -76,11 +86,25 @@ func NewDispatcherPorts(s *rtl.Sim, path string, sms []*SM) DispatcherPorts {
 // NewDispatcher adds a dispatcher of phases under path on ports p; every
 // kernel waits launchLatency cycles before its first block.
 func NewDispatcher(s *rtl.Sim, path string, phases []workload.Phase, p DispatcherPorts, launchLatency uint64) *Dispatcher {
+	return newDispatcher(s, path, phases, p, len(p.Launch), false, launchLatency)
+}
+
+// NewGPUFirstDispatcher adds the multi-GPU dispatcher of GRIT Section
+// III-B: ports p hold gpuSMs launch ports per GPU in GPU order, blocks fill
+// one GPU's SMs round robin before the next GPU's, and every kernel starts
+// at GPU 0.
+func NewGPUFirstDispatcher(s *rtl.Sim, path string, phases []workload.Phase, p DispatcherPorts, gpuSMs int, launchLatency uint64) *Dispatcher {
+	return newDispatcher(s, path, phases, p, gpuSMs, true, launchLatency)
+}
+
+func newDispatcher(s *rtl.Sim, path string, phases []workload.Phase, p DispatcherPorts, gpuSMs int, firstGPUEachKernel bool, launchLatency uint64) *Dispatcher {
 	d := &Dispatcher{
-		DispatcherPorts: p,
-		latency:         launchLatency,
-		phases:          phases,
-		kernels:         make([]int, len(phases)),
+		DispatcherPorts:    p,
+		latency:            launchLatency,
+		phases:             phases,
+		kernels:            make([]int, len(phases)),
+		gpuSMs:             gpuSMs,
+		firstGPUEachKernel: firstGPUEachKernel,
 	}
 	k := 0
 	for i, p := range phases {
@@ -163,6 +187,9 @@ func (d *Dispatcher) evalKernel(k *workload.Kernel) {
 		}
 		d.waiting.Set(false)
 		d.block.Set(0)
+		if d.firstGPUEachKernel {
+			d.target.Set(0)
+		}
 		d.next(int(d.phase.Q()))
 		return
 	}
@@ -183,23 +210,40 @@ func (d *Dispatcher) evalKernel(k *workload.Kernel) {
 			d.waiting.Set(true)
 		}
 	}
-	// Next target: the first SM after t (or t itself if it did not take
-	// the block) that has room.
-	n := len(d.Launch)
-	start := t
-	if fired {
-		start = t + 1
-	}
-	for i := 0; i < n; i++ {
-		c := (start + i) % n
-		if d.Launch[c].Ready.Get() && !(fired && c == t) {
-			if c != t {
-				d.target.Set(uint32(c))
-			}
-			return
+	if c, ok := d.choose(t, fired); ok {
+		if c != t {
+			d.target.Set(uint32(c))
 		}
+		return
 	}
 	if !fired {
 		d.Sleep()
 	}
+}
+
+// choose is the next target after t (or t itself if it did not take the
+// block) that has room: round robin over t's GPU, then the following GPUs'
+// SMs in order, wrapping to GPU 0.
+func (d *Dispatcher) choose(t int, fired bool) (int, bool) {
+	n, per := len(d.Launch), d.gpuSMs
+	g := t / per
+	room := func(c int) bool { return d.Launch[c].Ready.Get() && !(fired && c == t) }
+	start := t % per
+	if fired {
+		start++
+	}
+	for i := range per {
+		if c := g*per + (start+i)%per; room(c) {
+			return c, true
+		}
+	}
+	for i := 1; i*per < n; i++ {
+		base := (g + i) * per % n
+		for j := range per {
+			if room(base + j) {
+				return base + j, true
+			}
+		}
+	}
+	return 0, false
 }

@@ -40,7 +40,7 @@ type System struct {
 	Phases     []workload.Phase
 	Policy     Policy
 	GPUs       []*GPU
-	Dispatcher *Dispatcher
+	Dispatcher *gpu.Dispatcher
 	Driver     *Driver
 	// FramesPerGPU is each GPU's memory in 4 KB pages.
 	FramesPerGPU int
@@ -125,7 +125,7 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 		ports.InvalAck = append(ports.InvalAck, ack)
 	}
 	dp := gpu.NewDispatcherPorts(s.Sim, "dispatcher", allSMs)
-	s.Dispatcher = NewDispatcher(s.Sim, "dispatcher", s.Phases, dp, cfg.GPU.SMs, cfg.Cycles(cfg.GPU.KernelLaunchUs))
+	s.Dispatcher = gpu.NewGPUFirstDispatcher(s.Sim, "dispatcher", s.Phases, dp, cfg.GPU.SMs, cfg.Cycles(cfg.GPU.KernelLaunchUs))
 	ports.Host, ports.HostDone = dp.Host, dp.HostDone
 	table := NewTable(n, layout.Pages, s.FramesPerGPU)
 	if pol.Grit {
