@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"text/tabwriter"
 
@@ -294,6 +295,9 @@ type GritValidation struct {
 	Within bool    `json:"within"`
 	// Workloads is the number of workloads it is computed over.
 	Workloads int `json:"workloads"`
+	// Explanation, for a row outside grit.Tolerance, is computed from its
+	// runs (explainGritRow).
+	Explanation string `json:"explanation,omitempty"`
 }
 
 // GritValidations computes the study's rows from the records: each over
@@ -328,40 +332,117 @@ func GritValidations(st GritStudy, recs []GritPointRecord, workloads []string, g
 			}
 		}
 		v.Within = !math.IsNaN(v.Model) && r.Within(v.Model)
+		if !math.IsNaN(v.Model) && !v.Within {
+			v.Explanation = explainGritRow(v, recs, s, b, workloads)
+		}
 		out = append(out, v)
 	}
 	return out
 }
 
-// WriteGritValidation prints the rows: paper, model, within tolerance;
-// for the threshold study, whether GRIT's ordering 4 ~ 8 > 2 > 16 holds.
-func WriteGritValidation(w io.Writer, rows []GritValidation) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\nGRIT validation (X%% better = geomean speedup - 1; fewer faults = 1 - geomean fault ratio; tolerance +-%.0f%% of the paper's figure)\n", 100*grit.Tolerance)
-	fmt.Fprintln(tw, "figure\tmetric\tscheme\tbaseline\tgpus\tpaper\tmodel\twithin\tworkloads")
+// GritOrdering is GRIT Section VI-B1's threshold ordering 4 ~ 8 > 2 > 16
+// as the runs give it, with the comparisons that break explained from the
+// runs.
+type GritOrdering struct {
+	Holds       bool   `json:"holds"`
+	Explanation string `json:"explanation,omitempty"`
+}
+
+// GritThresholdOrdering checks the ordering over the rows of the four
+// thresholds; nil when the rows do not hold all four.
+func GritThresholdOrdering(rows []GritValidation, recs []GritPointRecord, workloads []string, gpus4 int) *GritOrdering {
 	byThreshold := map[int]float64{}
 	for _, r := range rows {
-		model, ok := "n/a", "-"
-		if !math.IsNaN(r.Model) {
-			model, ok = fmt.Sprintf("%+.1f%%", 100*r.Model), "no"
-			if r.Within {
-				ok = "yes"
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%+.0f%%\t%s\t%s\t%d\n", r.Figure, r.Metric, r.Scheme, r.Baseline, r.GPUs, 100*r.Paper, model, ok, r.Workloads)
 		for _, t := range grit.ThresholdStudy {
-			if r.Scheme == grit.ThresholdScheme(t) {
+			if r.Scheme == grit.ThresholdScheme(t) && !math.IsNaN(r.Model) {
 				byThreshold[t] = r.Model
 			}
 		}
 	}
-	if len(byThreshold) == len(grit.ThresholdStudy) {
-		fmt.Fprintf(tw, "threshold ordering 4 ~ 8 > 2 > 16 holds: %v\n", grit.ThresholdOrderingHolds(byThreshold))
+	if len(byThreshold) != len(grit.ThresholdStudy) {
+		return nil
 	}
-	return tw.Flush()
+	o := &GritOrdering{Holds: grit.ThresholdOrderingHolds(byThreshold)}
+	if !o.Holds {
+		o.Explanation = explainThresholdOrdering(recs, workloads, gpus4, byThreshold)
+	}
+	return o
+}
+
+// gritModel formats a row's model figure and whether it is within the
+// tolerance.
+func gritModel(r GritValidation) (model, within string) {
+	if math.IsNaN(r.Model) {
+		return "n/a", "-"
+	}
+	if r.Within {
+		return fmt.Sprintf("%+.1f%%", 100*r.Model), "yes"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*r.Model), "no"
+}
+
+// gritValidationHeading says how the rows are computed.
+var gritValidationHeading = fmt.Sprintf("GRIT validation (X%% better = geomean speedup - 1; fewer faults = 1 - geomean fault ratio; tolerance +-%.0f%% of the paper's figure)", 100*grit.Tolerance)
+
+// WriteGritValidation prints the rows: paper, model, within tolerance;
+// the threshold ordering when ord is not nil; then the explanation of
+// every row outside the tolerance and of a broken ordering.
+func WriteGritValidation(w io.Writer, rows []GritValidation, ord *GritOrdering) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\n%s\n", gritValidationHeading)
+	fmt.Fprintln(tw, "figure\tmetric\tscheme\tbaseline\tgpus\tpaper\tmodel\twithin\tworkloads")
+	for _, r := range rows {
+		model, ok := gritModel(r)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%+.0f%%\t%s\t%s\t%d\n", r.Figure, r.Metric, r.Scheme, r.Baseline, r.GPUs, 100*r.Paper, model, ok, r.Workloads)
+	}
+	if ord != nil {
+		fmt.Fprintf(tw, "threshold ordering 4 ~ 8 > 2 > 16 holds: %v\n", ord.Holds)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Explanation != "" {
+			fmt.Fprintf(w, "%s %s %s vs %s, %d GPUs: %s\n", r.Figure, r.Metric, r.Scheme, r.Baseline, r.GPUs, r.Explanation)
+		}
+	}
+	if ord != nil && ord.Explanation != "" {
+		fmt.Fprintf(w, "Fig. 21 ordering: %s\n", ord.Explanation)
+	}
+	return nil
+}
+
+// WriteGritValidationMarkdown writes the rows as docs/grit.md and the
+// README show them (docs/results/grit-validation.md): where they were
+// measured (scale and SMs per GPU), the table, the ordering and the
+// explanations.
+func WriteGritValidationMarkdown(w io.Writer, rows []GritValidation, ord *GritOrdering, scale float64, sms int) error {
+	fmt.Fprintf(w, "%s; workloads at `--scale %g`, %d SMs per GPU.\n\n", gritValidationHeading, scale, sms)
+	fmt.Fprintln(w, "| figure | metric | scheme | baseline | GPUs | paper | model | within | workloads |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		model, ok := gritModel(r)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %+.0f%% | %s | %s | %d |\n", r.Figure, r.Metric, r.Scheme, r.Baseline, r.GPUs, 100*r.Paper, model, ok, r.Workloads)
+	}
+	if ord != nil {
+		fmt.Fprintf(w, "\nThreshold ordering 4 ~ 8 > 2 > 16 holds: %v.\n", ord.Holds)
+	}
+	var lines []string
+	for _, r := range rows {
+		if r.Explanation != "" {
+			lines = append(lines, fmt.Sprintf("- %s, %s of %s over %s, %d GPUs (model %+.1f%%, paper %+.0f%%): %s.", r.Figure, r.Metric, r.Scheme, r.Baseline, r.GPUs, 100*r.Model, 100*r.Paper, r.Explanation))
+		}
+	}
+	if ord != nil && ord.Explanation != "" {
+		lines = append(lines, "- Fig. 21, the ordering: "+ord.Explanation+".")
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "\nOutside +-%.0f%%, from the runs:\n\n%s\n", 100*grit.Tolerance, strings.Join(lines, "\n"))
+	}
+	return nil
 }
 
 // WriteGritStudyCSV writes one row per run: the point, its GPU count and

@@ -71,7 +71,39 @@ func TestGritValidationsArithmetic(t *testing.T) {
 	assert.Equal(t, 1, rows[1].Workloads)
 	assert.True(t, math.IsNaN(rows[2].Model), "no dup run")
 	assert.InDelta(t, 0.75, rows[3].Model, 1e-12, "faults: 1 - sqrt(1/2 x 1/8)")
+	assert.Equal(t, "grit has x0.25 the GPU page faults of ot and runs 10 cycles per fault against ot's 10 (geomeans); "+
+		"furthest: b 8.00x (faults 80 -> 10, protection 0 -> 0; remote accesses 0% -> 0%; NVLink MB 0.0 -> 0.0; migrations 0 -> 0; replicas 0 -> 0); "+
+		"without b, +100% over the other 1", rows[0].Explanation, "b's 8x carries the geomean above the paper's +60%; a alone is 2x")
+	assert.Contains(t, rows[1].Explanation, "furthest: a 0.50x", "grit vs ac, below the paper: the one workload")
+	assert.NotContains(t, rows[1].Explanation, "without", "nothing left without the one workload")
+	assert.Contains(t, rows[3].Explanation, "furthest: b faults x0.12", "the fewest faults carry the reduction above the paper's 39%")
 	fig := GritStudyFigure(st, recs, []string{"a", "b"})
 	require.Len(t, fig.Panels, 1)
 	assert.InDelta(t, 4.0, fig.Panels[0].Value("grit", GeomeanGroup), 1e-12)
+}
+
+// TestGritThresholdOrderingExplained: threshold 2 faster than 4 and 8 on
+// workload a breaks GRIT's ordering, and the explanation names a with both
+// thresholds' cycles and faults; the paper's own figures hold it.
+func TestGritThresholdOrderingExplained(t *testing.T) {
+	rec := func(point string, cycles, faults uint64) GritPointRecord {
+		var r GritPointRecord
+		r.Point = GritPoint{Name: point, GPUs: 4}
+		r.Result.Workload, r.Result.Cycles = "a", cycles
+		r.Result.Total.LocalFaults = faults
+		return r
+	}
+	// Speedups over ot (1000 cycles): 2 -> 2.0, 4 -> 1.6, 8 -> 1.25, 16 -> 1.0.
+	recs := []GritPointRecord{rec("ot", 1000, 100), rec(grit.ThresholdScheme(2), 500, 50), rec(grit.ThresholdScheme(4), 625, 60),
+		rec(grit.ThresholdScheme(8), 800, 70), rec(grit.ThresholdScheme(16), 1000, 100)}
+	st, err := NewGritStudy(GritThresholdName, []int{4})
+	require.NoError(t, err)
+	rows := GritValidations(st, recs, []string{"a"}, 4)
+	ord := GritThresholdOrdering(rows, recs, []string{"a"}, 4)
+	require.NotNil(t, ord)
+	assert.False(t, ord.Holds)
+	assert.Equal(t, "threshold 4 (+60.0%) is not above 2 (+100.0%): speedup of 4 over 2 geomean 0.800x, lowest a 0.800x (cycles 625 at 4, 500 at 2; faults 60, 50); "+
+		"threshold 8 (+25.0%) is not above 2 (+100.0%): speedup of 8 over 2 geomean 0.625x, lowest a 0.625x (cycles 800 at 8, 500 at 2; faults 70, 50)", ord.Explanation,
+		"500/625 = 0.8 and 500/800 = 0.625; 2 > 16 holds (+100% > 0%)")
+	assert.Nil(t, GritThresholdOrdering(rows[:2], recs, []string{"a"}, 4), "the ordering needs all four thresholds")
 }
