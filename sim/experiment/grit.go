@@ -47,8 +47,11 @@ type GritOptions struct {
 	Jobs      int
 	// Dir keeps a record per run in Dir/runs, written when the run ends;
 	// a run whose record is there is read, not simulated (resume).
-	Dir      string
-	Progress io.Writer // one line per finished run, or nil
+	Dir string
+	// StoredOnly reads the records in Dir and simulates nothing: a run
+	// not stored is left out.
+	StoredOnly bool
+	Progress   io.Writer // one line per finished run, or nil
 }
 
 // gritRecordPath is where dir keeps the record of cfg.
@@ -89,7 +92,7 @@ func RunGritSchemes(o GritOptions) ([]GritRecord, error) {
 			for i := range jobs {
 				cfg := &cfgs[i]
 				stored := false
-				recs[i], stored, errs[i] = runGrit(o.Dir, cfg)
+				recs[i], stored, errs[i] = runGrit(o.Dir, cfg, false)
 				mu.Lock()
 				done++
 				if o.Progress != nil {
@@ -114,8 +117,9 @@ func RunGritSchemes(o GritOptions) ([]GritRecord, error) {
 	return recs, errors.Join(errs...)
 }
 
-// runGrit reads cfg's record from dir, or simulates it and stores it.
-func runGrit(dir string, cfg *config.Config) (GritRecord, bool, error) {
+// runGrit reads cfg's record from dir, or (unless storedOnly, which
+// returns an empty record) simulates it and stores it.
+func runGrit(dir string, cfg *config.Config, storedOnly bool) (GritRecord, bool, error) {
 	path := gritRecordPath(dir, cfg)
 	if data, err := os.ReadFile(path); err == nil {
 		var rec GritRecord
@@ -124,6 +128,9 @@ func runGrit(dir string, cfg *config.Config) (GritRecord, bool, error) {
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return GritRecord{}, false, err
+	}
+	if storedOnly {
+		return GritRecord{}, false, nil
 	}
 	s, err := multigpu.New(cfg)
 	if err != nil {

@@ -140,7 +140,7 @@ func explainGritRow(v GritValidation, recs []GritPointRecord, s, b GritPoint, wo
 		if faults {
 			fig = 1 - g
 		}
-		parts = append(parts, fmt.Sprintf("without %s, %+.0f%% over the other %d", strings.Join(names, " and "), 100*fig, len(rest)))
+		parts = append(parts, fmt.Sprintf("without %s, %+.0f%% over the remaining %d", strings.Join(names, " and "), 100*fig, len(rest)))
 	}
 	return strings.Join(parts, "; ")
 }

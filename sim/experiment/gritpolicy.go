@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,17 +109,21 @@ func NewGritStudy(name string, gpus []int) (GritStudy, error) {
 	case GritFirstTouchName:
 		at(g, grit.SchemeOnTouch, grit.SchemeFirstTouch, grit.SchemeGRIT)
 	case GritValidateName:
-		for _, r := range grit.ValidationRows {
-			if r.Experiment == "grit-prefetch" {
-				continue
-			}
-			for _, s := range []string{r.Scheme, r.Baseline} {
-				p := GritPoint{Name: s, GPUs: r.GPUs}
-				if r.GPUs == grit.ValidationRows[0].GPUs {
-					p.GPUs = g
+		// The 4-GPU rows' points first, then the other GPU counts', so
+		// that the runs of most rows are stored first.
+		for _, fourGPUs := range []bool{true, false} {
+			for _, r := range grit.ValidationRows {
+				if r.Experiment == "grit-prefetch" || (r.GPUs == grit.ValidationRows[0].GPUs) != fourGPUs {
+					continue
 				}
-				if !containsPoint(st.Points, p) {
-					st.Points = append(st.Points, p)
+				for _, s := range []string{r.Scheme, r.Baseline} {
+					p := GritPoint{Name: s, GPUs: r.GPUs}
+					if fourGPUs {
+						p.GPUs = g
+					}
+					if !containsPoint(st.Points, p) {
+						st.Points = append(st.Points, p)
+					}
 				}
 			}
 		}
@@ -152,7 +157,8 @@ type GritPointRecord struct {
 }
 
 // RunGritStudy runs (or reads back from o.Dir) every point on every
-// workload, point-major, o.Jobs at once.
+// workload, point-major, o.Jobs at once; with o.StoredOnly it only reads
+// back, and returns the records stored.
 func RunGritStudy(st GritStudy, o GritOptions) ([]GritPointRecord, error) {
 	type job struct {
 		p   GritPoint
@@ -190,7 +196,7 @@ func RunGritStudy(st GritStudy, o GritOptions) ([]GritPointRecord, error) {
 			defer wg.Done()
 			for i := range next {
 				j := &jobs[i]
-				rec, stored, err := runGrit(o.Dir, &j.cfg)
+				rec, stored, err := runGrit(o.Dir, &j.cfg, o.StoredOnly)
 				recs[i], errs[i] = GritPointRecord{Point: j.p, GritRecord: rec}, err
 				mu.Lock()
 				done++
@@ -201,6 +207,8 @@ func RunGritStudy(st GritStudy, o GritOptions) ([]GritPointRecord, error) {
 						how = "failed: " + err.Error()
 					case stored:
 						how = "stored"
+					case o.StoredOnly:
+						how = "not stored"
 					}
 					fmt.Fprintf(o.Progress, "[%d/%d] %s/%s/%dgpu: %s\n", done, len(jobs), j.cfg.Run.Workload, j.p.Name, j.p.GPUs, how)
 				}
@@ -213,6 +221,9 @@ func RunGritStudy(st GritStudy, o GritOptions) ([]GritPointRecord, error) {
 	}
 	close(next)
 	wg.Wait()
+	if o.StoredOnly {
+		recs = slices.DeleteFunc(recs, func(r GritPointRecord) bool { return r.Result.Cycles == 0 })
+	}
 	return recs, errors.Join(errs...)
 }
 

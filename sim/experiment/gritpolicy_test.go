@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,7 +74,7 @@ func TestGritValidationsArithmetic(t *testing.T) {
 	assert.InDelta(t, 0.75, rows[3].Model, 1e-12, "faults: 1 - sqrt(1/2 x 1/8)")
 	assert.Equal(t, "grit has x0.25 the GPU page faults of ot and runs 10 cycles per fault against ot's 10 (geomeans); "+
 		"furthest: b 8.00x (faults 80 -> 10, protection 0 -> 0; remote accesses 0% -> 0%; NVLink MB 0.0 -> 0.0; migrations 0 -> 0; replicas 0 -> 0); "+
-		"without b, +100% over the other 1", rows[0].Explanation, "b's 8x carries the geomean above the paper's +60%; a alone is 2x")
+		"without b, +100% over the remaining 1", rows[0].Explanation, "b's 8x carries the geomean above the paper's +60%; a alone is 2x")
 	assert.Contains(t, rows[1].Explanation, "furthest: a 0.50x", "grit vs ac, below the paper: the one workload")
 	assert.NotContains(t, rows[1].Explanation, "without", "nothing left without the one workload")
 	assert.Contains(t, rows[3].Explanation, "furthest: b faults x0.12", "the fewest faults carry the reduction above the paper's 39%")
@@ -106,4 +107,43 @@ func TestGritThresholdOrderingExplained(t *testing.T) {
 		"threshold 8 (+25.0%) is not above 2 (+100.0%): speedup of 8 over 2 geomean 0.625x, lowest a 0.625x (cycles 800 at 8, 500 at 2; faults 70, 50)", ord.Explanation,
 		"500/625 = 0.8 and 500/800 = 0.625; 2 > 16 holds (+100% > 0%)")
 	assert.Nil(t, GritThresholdOrdering(rows[:2], recs, []string{"a"}, 4), "the ordering needs all four thresholds")
+}
+
+// TestGritStudyStoredOnly: grit-first-touch stores ot, first-touch and
+// grit on one small workload; grit (ot, ac, dup, grit) read back with
+// StoredOnly returns the two runs the studies share and simulates
+// nothing; grit-validate lists its 4-GPU points before the others.
+func TestGritStudyStoredOnly(t *testing.T) {
+	cfg := config.Default()
+	require.NoError(t, cfg.ApplyPreset("grit"))
+	for _, s := range []string{"gpu.sms=2", "gpu.warps_per_sm=8", "run.scale=0.002"} {
+		require.NoError(t, cfg.Set(s))
+	}
+	dir := t.TempDir()
+	o := GritOptions{Base: cfg, Workloads: []string{"grit-gemm"}, Jobs: 2, Dir: dir}
+	ft, err := NewGritStudy(GritFirstTouchName, []int{4})
+	require.NoError(t, err)
+	recs, err := RunGritStudy(ft, o)
+	require.NoError(t, err)
+	require.Len(t, recs, 3)
+	st, err := NewGritStudy(GritName, []int{4})
+	require.NoError(t, err)
+	o.StoredOnly = true
+	got, err := RunGritStudy(st, o)
+	require.NoError(t, err)
+	var names []string
+	for _, r := range got {
+		names = append(names, r.Point.Name)
+	}
+	assert.Equal(t, []string{grit.SchemeOnTouch, grit.SchemeGRIT}, names, "ac and dup are not stored; the points in the study's order")
+	assert.Equal(t, recs[0].Result.Cycles, gritValue(got, GritPoint{grit.SchemeOnTouch, 4}, "grit-gemm", false))
+
+	v, err := NewGritStudy(GritValidateName, []int{4})
+	require.NoError(t, err)
+	i := slices.IndexFunc(v.Points, func(p GritPoint) bool { return p.GPUs != 4 })
+	require.Positive(t, i)
+	assert.True(t, slices.ContainsFunc(v.Points[:i], func(p GritPoint) bool { return p.Name == grit.SchemeFirstTouch }))
+	for _, p := range v.Points[i:] {
+		assert.NotEqual(t, 4, p.GPUs, "%s", p.Name)
+	}
 }

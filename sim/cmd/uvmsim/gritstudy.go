@@ -17,12 +17,14 @@ import (
 func gritStudyCmd(name string, args []string, stdout, stderr io.Writer) error {
 	flags := newGritFlags(name, "simulations run at once", stderr)
 	var runs string
+	var stored bool
 	var gpus []int
 	defGPUs := []int{4}
 	if name == experiment.GritGPUsName {
 		defGPUs = []int{2, 4, 8, 16}
 	}
 	flags.fs.StringVar(&runs, "runs", filepath.Join("out", "grit-runs"), "directory of the run records, shared by GRIT's commands (resume)")
+	flags.fs.BoolVar(&stored, "stored", false, "build the figure and rows from the records in --runs, simulating nothing (a run not stored leaves its workload out of the rows that need it)")
 	flags.fs.IntSliceVar(&gpus, "gpus", defGPUs, "GPU counts (grit-gpus: each; the others: the first, GRIT's 4-GPU rows)")
 	run, err := flags.parse(args, func() error {
 		if len(gpus) == 0 {
@@ -42,7 +44,7 @@ func gritStudyCmd(name string, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usage("%v", err)
 	}
-	recs, err := experiment.RunGritStudy(st, experiment.GritOptions{Base: run.cfg, Workloads: run.workloads, Jobs: run.jobs, Dir: runs, Progress: stderr})
+	recs, err := experiment.RunGritStudy(st, experiment.GritOptions{Base: run.cfg, Workloads: run.workloads, Jobs: run.jobs, Dir: runs, StoredOnly: stored, Progress: stderr})
 	if err != nil {
 		return err
 	}
