@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -309,6 +310,19 @@ type GritValidation struct {
 	// Explanation, for a row outside grit.Tolerance, is computed from its
 	// runs (explainGritRow).
 	Explanation string `json:"explanation,omitempty"`
+}
+
+// MarshalJSON writes a missing model figure (NaN) as null.
+func (v GritValidation) MarshalJSON() ([]byte, error) {
+	type plain GritValidation
+	out := struct {
+		plain
+		Model *float64 `json:"model"`
+	}{plain: plain(v)}
+	if !math.IsNaN(v.Model) {
+		out.Model = &v.Model
+	}
+	return json.Marshal(out)
 }
 
 // GritValidations computes the study's rows from the records: each over

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -71,6 +72,11 @@ func TestGritValidationsArithmetic(t *testing.T) {
 	assert.InDelta(t, -0.5, rows[1].Model, 1e-12, "grit vs ac on workload a only: 200/400 - 1")
 	assert.Equal(t, 1, rows[1].Workloads)
 	assert.True(t, math.IsNaN(rows[2].Model), "no dup run")
+	data, err := json.Marshal(rows[2:4])
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"model":null`, "a missing figure is null")
+	assert.Contains(t, string(data), `"model":0.75`)
+	assert.Contains(t, string(data), `"Scheme":"grit"`, "the row's fields stay")
 	assert.InDelta(t, 0.75, rows[3].Model, 1e-12, "faults: 1 - sqrt(1/2 x 1/8)")
 	assert.Equal(t, "grit has x0.25 the GPU page faults of ot and runs 10 cycles per fault against ot's 10 (geomeans); "+
 		"furthest: b 8.00x (faults 80 -> 10, protection 0 -> 0; remote accesses 0% -> 0%; NVLink MB 0.0 -> 0.0; migrations 0 -> 0; replicas 0 -> 0); "+
