@@ -442,10 +442,10 @@ func WriteGritValidation(w io.Writer, rows []GritValidation, ord *GritOrdering) 
 
 // WriteGritValidationMarkdown writes the rows as docs/grit.md and the
 // README show them (docs/results/grit-validation.md): where they were
-// measured (scale and SMs per GPU), the table, the ordering and the
-// explanations.
-func WriteGritValidationMarkdown(w io.Writer, rows []GritValidation, ord *GritOrdering, scale float64, sms int) error {
-	fmt.Fprintf(w, "%s; workloads at `--scale %g`, %d SMs per GPU.\n\n", gritValidationHeading, scale, sms)
+// measured (scale and SMs per GPU) and from how many of the study's runs,
+// the table, the ordering and the explanations.
+func WriteGritValidationMarkdown(w io.Writer, rows []GritValidation, ord *GritOrdering, scale float64, sms, runs, ofRuns int) error {
+	fmt.Fprintf(w, "%s; workloads at `--scale %g`, %d SMs per GPU; from %d of the %d runs.\n\n", gritValidationHeading, scale, sms, runs, ofRuns)
 	fmt.Fprintln(w, "| figure | metric | scheme | baseline | GPUs | paper | model | within | workloads |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {

@@ -63,7 +63,7 @@ func gritStudyCmd(name string, args []string, stdout, stderr io.Writer) error {
 		Ordering   *experiment.GritOrdering     `json:"threshold_ordering,omitempty"`
 	}{recs, rows, ord}
 	validation := gritFile{experiment.ValidationFile, func(w io.Writer) error {
-		return experiment.WriteGritValidationMarkdown(w, rows, ord, run.cfg.Run.Scale, run.cfg.GPU.SMs)
+		return experiment.WriteGritValidationMarkdown(w, rows, ord, run.cfg.Run.Scale, run.cfg.GPU.SMs, len(recs), len(st.Points)*len(run.workloads))
 	}}
 	return writeGritOutputs(stdout, run.out, fig, results, func(w io.Writer) error { return experiment.WriteGritStudyCSV(w, recs) }, table, validation)
 }
