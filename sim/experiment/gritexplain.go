@@ -89,8 +89,10 @@ func describePair(p gritPair, faults bool) string {
 		fig = fmt.Sprintf("faults x%.2f", p.ratio)
 	}
 	mb := func(v uint64) string { return fmt.Sprintf("%.1f", float64(v)/(1<<20)) }
-	out := fmt.Sprintf("%s %s (faults %s -> %s, protection %s -> %s; remote accesses %.0f%% -> %.0f%%; NVLink MB %s -> %s; migrations %s -> %s; replicas %s -> %s",
+	pages := math.Max(1, float64(b.FootprintBytes)/4096)
+	out := fmt.Sprintf("%s %s (faults %s -> %s, %.1f -> %.1f per page of the %s-page footprint, protection %s -> %s; remote accesses %.0f%% -> %.0f%%; NVLink MB %s -> %s; migrations %s -> %s; replicas %s -> %s",
 		p.workload, fig, thousands(gritFaults(*b)), thousands(gritFaults(*s)),
+		float64(gritFaults(*b))/pages, float64(gritFaults(*s))/pages, thousands(uint64(pages)),
 		thousands(b.Total.ProtectionFaults), thousands(s.Total.ProtectionFaults),
 		100*remoteShare(b), 100*remoteShare(s), mb(b.Total.NVLinkBytes), mb(s.Total.NVLinkBytes),
 		thousands(b.Total.Migrations), thousands(s.Total.Migrations), thousands(b.Total.ReplicasMade), thousands(s.Total.ReplicasMade))

@@ -56,6 +56,7 @@ func TestGritValidationsArithmetic(t *testing.T) {
 		r.Point = GritPoint{Name: point, GPUs: 4}
 		r.Result.Workload, r.Result.Cycles = wl, cycles
 		r.Result.Total.LocalFaults = faults
+		r.Result.FootprintBytes = 40 * 4096
 		return r
 	}
 	recs := []GritPointRecord{
@@ -79,7 +80,7 @@ func TestGritValidationsArithmetic(t *testing.T) {
 	assert.Contains(t, string(data), `"Scheme":"grit"`, "the row's fields stay")
 	assert.InDelta(t, 0.75, rows[3].Model, 1e-12, "faults: 1 - sqrt(1/2 x 1/8)")
 	assert.Equal(t, "grit has x0.25 the GPU page faults of ot and runs 10 cycles per fault against ot's 10 (geomeans); "+
-		"furthest: b 8.00x (faults 80 -> 10, protection 0 -> 0; remote accesses 0% -> 0%; NVLink MB 0.0 -> 0.0; migrations 0 -> 0; replicas 0 -> 0); "+
+		"furthest: b 8.00x (faults 80 -> 10, 2.0 -> 0.2 per page of the 40-page footprint, protection 0 -> 0; remote accesses 0% -> 0%; NVLink MB 0.0 -> 0.0; migrations 0 -> 0; replicas 0 -> 0); "+
 		"without b, +100% over the remaining 1", rows[0].Explanation, "b's 8x carries the geomean above the paper's +60%; a alone is 2x")
 	assert.Contains(t, rows[1].Explanation, "furthest: a 0.50x", "grit vs ac, below the paper: the one workload")
 	assert.NotContains(t, rows[1].Explanation, "without", "nothing left without the one workload")
