@@ -141,6 +141,8 @@ var docRuns = map[string]docRun{
 		[]string{"experiment", "grit-schemes", "--workloads", "grit-gemm", "--schemes", "ot,ac,dup", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "1", "--out", "{tmp}/gs"}, exitOK},
 	"uvmsim experiment grit [--workloads LIST] [--gpus N] [--scale F] [--jobs N] [--runs DIR] [--out DIR]": {
 		[]string{"experiment", "grit", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "1", "--runs", "{tmp}/gr", "--out", "{tmp}/g"}, exitOK},
+	"uvmsim experiment grit-validate --scale 0.0625 --set gpu.sms=4 --jobs 2": {
+		[]string{"experiment", "grit-validate", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "2", "--runs", "{tmp}/gvr", "--out", "{tmp}/gv"}, exitOK},
 	"uvmsim experiment grit-characterize [--scale F] [--out DIR]": {
 		[]string{"experiment", "grit-characterize", "--workloads", "grit-gemm", "--scale", "0.01", "--out", "{tmp}/gc"}, exitOK},
 	"uvmsim COMMAND --help":                                               {[]string{"run", "--help"}, exitOK},
@@ -318,27 +320,42 @@ func TestDocSamples(t *testing.T) {
 	assert.NotZero(t, found, "the documents show generated samples")
 }
 
-// validationMarker delimits the README's copy of the validation table and
-// its findings, docs/results/validation.md as `uvmsim experiment validate`
-// wrote it.
-var validationMarker = regexp.MustCompile("(?s)(<!-- generated: docs/results/validation.md -->\n)(.*?)(<!-- end of docs/results/validation.md -->\n)")
+// generatedMarker delimits a document's copy of a generated file under
+// docs/results, as the command that writes it wrote it.
+func generatedMarker(file string) *regexp.Regexp {
+	return regexp.MustCompile("(?s)(<!-- generated: docs/results/" + regexp.QuoteMeta(file) + " -->\n)(.*?)(<!-- end of docs/results/" + regexp.QuoteMeta(file) + " -->\n)")
+}
 
-// TestREADMEValidationIsGenerated holds the README's validation section to
-// docs/results/validation.md, byte for byte; go test ./sim/cmd/uvmsim -run
-// TestREADMEValidationIsGenerated -update copies the file in.
-func TestREADMEValidationIsGenerated(t *testing.T) {
-	readme := filepath.Join(repoRoot, "README.md")
-	data, err := os.ReadFile(readme)
+// checkGenerated holds doc's generated section to docs/results/file, byte
+// for byte; with -update it copies the file in.
+func checkGenerated(t *testing.T, doc, file string) {
+	t.Helper()
+	path := filepath.Join(repoRoot, doc)
+	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	table, err := os.ReadFile(filepath.Join(repoRoot, "docs", "results", experiment.ValidationFile))
+	table, err := os.ReadFile(filepath.Join(repoRoot, "docs", "results", file))
 	require.NoError(t, err)
-	m := validationMarker.FindSubmatchIndex(data)
-	require.NotNil(t, m, "README.md has no generated validation section")
+	m := generatedMarker(file).FindSubmatchIndex(data)
+	require.NotNil(t, m, "%s has no section generated from docs/results/%s", doc, file)
 	if *updateDocs {
 		out := append(append(append([]byte{}, data[:m[4]]...), table...), data[m[5]:]...)
-		require.NoError(t, os.WriteFile(readme, out, 0o644))
+		require.NoError(t, os.WriteFile(path, out, 0o644))
 		return
 	}
 	assert.Equal(t, string(table), string(data[m[4]:m[5]]),
-		"README.md's validation section differs from docs/results/validation.md; go test ./sim/cmd/uvmsim -run TestREADMEValidationIsGenerated -update")
+		"%s's section differs from docs/results/%s; go test ./sim/cmd/uvmsim -run %s -update", doc, file, t.Name())
+}
+
+// TestREADMEValidationIsGenerated holds the README's validation section to
+// docs/results/validation.md, as `uvmsim experiment validate` wrote it.
+func TestREADMEValidationIsGenerated(t *testing.T) {
+	checkGenerated(t, "README.md", experiment.ValidationFile)
+}
+
+// TestGritValidationIsGenerated holds the GRIT validation table of the
+// README and docs/grit.md to docs/results/grit-validation.md, the
+// validation.md that `uvmsim experiment grit-validate` wrote.
+func TestGritValidationIsGenerated(t *testing.T) {
+	checkGenerated(t, "README.md", "grit-validation.md")
+	checkGenerated(t, filepath.Join("docs", "grit.md"), "grit-validation.md")
 }
