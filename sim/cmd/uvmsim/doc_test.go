@@ -90,8 +90,9 @@ func docCommands(t *testing.T) []docCommand {
 
 // docRun is how a documented command line runs in the test: its arguments
 // (placeholders and large sizes replaced by tiny ones; {tmp}, {trace},
-// {config} and {results} are a temporary directory, the trace-format
-// example, a small configuration file and two results) and its exit
+// {config}, {results} and {incomplete} are a temporary directory, the
+// trace-format example, a small configuration file, two results and a
+// page holding the incomplete experiment's markers) and its exit
 // status. A line that names a command and flags without values (a
 // reference such as "uvmsim run --json") is checked against the command's
 // --help instead.
@@ -164,9 +165,9 @@ var docRuns = map[string]docRun{
 		[]string{"run", "--preset", "gtx480", "--workload", "ispass-cp", "--policy", "incomplete", "--set", "run.page_size=2MB", "--scale", "0.25", "--check"}, exitOK},
 	"uvmsim experiment incomplete --out out/incomplete --jobs 2": experimentCheck("incomplete"),
 	"uvmsim experiment incomplete":                               experimentCheck("incomplete"),
-	"uvmsim experiment incomplete --workloads ispass-bfs,ispass-cp,ispass-lps,ispass-nn,ispass-nqu,ispass-ray": experimentCheck("incomplete",
-		"--workloads", "ispass-bfs,ispass-cp,ispass-lps,ispass-nn,ispass-nqu,ispass-ray"),
-	"uvmsim experiment incomplete --workloads all --scale 0.1": experimentCheck("incomplete", "--workloads", "all", "--scale", "0.1"),
+	// The page is a copy of docs/incomplete.md's markers ({incomplete}).
+	"uvmsim experiment incomplete --workloads all --out docs/results/incomplete --doc docs/incomplete.md --jobs 2": experimentCheck("incomplete",
+		"--doc", "{incomplete}"),
 	// P and T stand for each fault-based policy and fault timing; one of the
 	// four sweeps runs here.
 	"uvmsim sweep --workloads bfs,nw,ra --policies um,uvmsmart --oversub 125,150 --set P.fault_timing=T": {
@@ -225,13 +226,16 @@ func TestDocCommandsRun(t *testing.T) {
 }
 
 // docFixture holds the files the documented commands read.
-type docFixture struct{ tmp, trace, config, results string }
+type docFixture struct{ tmp, trace, config, results, incomplete string }
 
 func newDocFixture(t *testing.T) *docFixture {
 	t.Helper()
 	fx := &docFixture{tmp: t.TempDir(), trace: docExampleTrace(t)}
 	fx.config = filepath.Join(fx.tmp, "small.toml")
 	require.NoError(t, os.WriteFile(fx.config, []byte("[gpu]\nsms = 4\n"), 0o644))
+	fx.incomplete = filepath.Join(fx.tmp, "incomplete.md")
+	begin, end := experiment.DocMarkers(experiment.IncompleteName)
+	require.NoError(t, os.WriteFile(fx.incomplete, []byte(begin+end), 0o644))
 	var files []string
 	for _, p := range []string{"um", "uvmmu"} {
 		js := filepath.Join(fx.tmp, p+".json")
@@ -251,7 +255,7 @@ func newDocFixture(t *testing.T) *docFixture {
 }
 
 func (fx *docFixture) expand(args []string) []string {
-	r := strings.NewReplacer("{tmp}", fx.tmp, "{trace}", fx.trace, "{config}", fx.config, "{results}", fx.results)
+	r := strings.NewReplacer("{tmp}", fx.tmp, "{trace}", fx.trace, "{config}", fx.config, "{results}", fx.results, "{incomplete}", fx.incomplete)
 	out := make([]string, len(args))
 	for i, a := range args {
 		out[i] = r.Replace(a)
