@@ -400,7 +400,8 @@ func WriteIncompleteDoc(w io.Writer, p Params, l Lookup) error {
 	}
 
 	// What the 16 GB/s runs measure.
-	runs := p.incompleteRuns(l, 16)
+	const gbs = 16.0
+	runs := p.incompleteRuns(l, gbs)
 	b.WriteString("\nWhat the 16 GB/s runs measure: the managed bytes copy+execute copies; the share of copy+execute's time its kernels take (T_exec / T; " +
 		"the rest is copy the kernels do not cover); the bytes each scheme migrates over the bytes copied; complete's faults and the share of its time " +
 		"their latencies take one after another; incomplete's migration requests (and the misses merged into a pending one) and the share of its time their handling " +
@@ -410,6 +411,15 @@ func WriteIncompleteDoc(w io.Writer, p Params, l Lookup) error {
 	var kernel, compMoved, compShare, faults, incMoved, incHandling, incTransfer, reqs []float64
 	var slower, slowerKernel, slowerMoved, slowerHandling []float64
 	var slowerNames, fasterNames, copyBound []string
+	// complete's slowdown per workload, and the workloads where incomplete
+	// is slower than complete with their latencies one after another.
+	type slowdown struct {
+		workload    string
+		time, moved float64
+	}
+	var compSlow []slowdown
+	var behind []string
+	var behindMoved, behindFaultUs, behindHandlingUs []float64
 	for i := range runs {
 		r := &runs[i]
 		if !r.ok() {
@@ -421,12 +431,18 @@ func WriteIncompleteDoc(w io.Writer, p Params, l Lookup) error {
 		k := float64(ce.TimelineCycles) / float64(ce.Cycles)
 		cm, cs := float64(comp.MigratedBytes)/copied, latencyShare(comp.MigrationRequests, r.faultUs, comp)
 		im, ih := float64(inc.MigratedBytes)/copied, latencyShare(inc.MigrationRequests, r.handlUs, inc)
-		it := float64(inc.MigratedBytes) / (16e9 / (float64(inc.ClockMHz) * 1e6)) / float64(inc.Cycles)
+		it := float64(inc.MigratedBytes) / (gbs * 1e3 / float64(inc.ClockMHz)) / float64(inc.Cycles)
 		kernel, compMoved, compShare = append(kernel, k), append(compMoved, cm), append(compShare, cs)
 		incMoved, incHandling, incTransfer = append(incMoved, im), append(incHandling, ih), append(incTransfer, it)
 		reqs, faults = append(reqs, float64(inc.MigrationRequests)), append(faults, float64(comp.MigrationRequests))
 		fmt.Fprintf(&b, "| %s | %.2f | %s | %s | %d | %s | %s | %d (%d) | %s | %s |\n", r.workload, float64(ce.PCIeH2DBytes)/(1<<20), mdPercent(k),
 			mdValue(cm), comp.MigrationRequests, mdPercent(cs), mdValue(im), inc.MigrationRequests, inc.MergedRequests, mdPercent(ih), mdPercent(it))
+		compSlow = append(compSlow, slowdown{r.workload, float64(comp.Cycles) / float64(ce.Cycles), cm})
+		if inc.Cycles > comp.Cycles {
+			behind, behindMoved = append(behind, r.workload), append(behindMoved, cm)
+			behindFaultUs = append(behindFaultUs, float64(comp.MigrationRequests)*r.faultUs)
+			behindHandlingUs = append(behindHandlingUs, float64(inc.MigrationRequests)*r.handlUs)
+		}
 		if x := float64(inc.Cycles) / float64(ce.Cycles); x > 1 {
 			slower, slowerKernel, slowerMoved, slowerHandling = append(slower, x), append(slowerKernel, k), append(slowerMoved, im), append(slowerHandling, ih)
 			slowerNames = append(slowerNames, r.workload)
@@ -444,6 +460,23 @@ func WriteIncompleteDoc(w io.Writer, p Params, l Lookup) error {
 			len(holds[16]), n, listOrNone(holds[16]), len(holds[32]), listOrNone(holds[32]))
 		fmt.Fprintf(&b, "- complete migrates %.2fx the bytes copy+execute copies (geomean: whole 2 MB pages, each allocation on pages of its own) in %.0f faults per workload on average; "+
 			"their latencies, one after another, are %s of its time (geomean).\n", geomeanOf(compMoved), average(faults), mdPercent(geomeanOf(compShare)))
+		slices.SortStableFunc(compSlow, func(a, c slowdown) int { return cmp.Compare(c.time, a.time) })
+		var most, least []string
+		for i, s := range compSlow {
+			d := fmt.Sprintf("%s (%.2fx the bytes, %.2fx the time)", s.workload, s.moved, s.time)
+			if i < 2 {
+				most = append(most, d)
+			} else if i >= len(compSlow)-2 {
+				least = append(least, d)
+			}
+		}
+		fmt.Fprintf(&b, "- complete's slowdown follows the bytes it migrates per byte copied: it is largest on %s and smallest on %s.\n",
+			strings.Join(most, " and "), strings.Join(least, " and "))
+		if len(behind) > 0 {
+			fmt.Fprintf(&b, "- incomplete is slower than complete on %d of %d workloads (%s): there complete migrates %.2fx the bytes copied (geomean), "+
+				"so whole pages cost little extra, and its faults' latencies add up to %.0f us (geomean) where incomplete's requests' handling latencies add up to %.0f us.\n",
+				len(behind), n, strings.Join(behind, ", "), geomeanOf(behindMoved), geomeanOf(behindFaultUs), geomeanOf(behindHandlingUs))
+		}
 		fmt.Fprintf(&b, "- incomplete migrates %s of the bytes copy+execute copies (geomean) in %.0f requests per workload on average; "+
 			"their handling latencies are %s of its time and their transfers %s (geomean); the kernels take %s of copy+execute's time (geomean).\n",
 			mdPercent(geomeanOf(incMoved)), average(reqs), mdPercent(geomeanOf(incHandling)), mdPercent(geomeanOf(incTransfer)), mdPercent(geomeanOf(kernel)))
