@@ -30,9 +30,9 @@ type GMMU struct {
 	// Walk queue: a pool of requests, served oldest first. An entry is in
 	// at most one state, each a bit vector over the entries; an entry in
 	// none is free.
-	waitingSet *bitVec // needs a walker
-	mergedSet  *bitVec // waits for the walk of the same VPN already under way
-	answerSet  *bitVec // that walk finished; answered when the result port is free
+	waitingSet *rtl.BitVec // needs a walker
+	mergedSet  *rtl.BitVec // waits for the walk of the same VPN already under way
+	answerSet  *rtl.BitVec // that walk finished; answered when the result port is free
 	vpn        *rtl.Vec[uint64]
 	who        *rtl.Vec[uint16]
 	write      *rtl.Vec[uint8] // the request's own write bit, kept when merged
@@ -43,7 +43,7 @@ type GMMU struct {
 	seq        *rtl.Reg[uint64] // age of the next request
 
 	// Walkers.
-	busy   *bitVec
+	busy   *rtl.BitVec
 	wVPN   *rtl.Vec[uint64]
 	wWho   *rtl.Vec[uint16]
 	wWrite *rtl.Vec[uint8]
@@ -103,9 +103,9 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*GMMU, error) {
 	s.Add(g, path)
 	b := &g.Base
 	q, w := cfg.QueueDepth, cfg.Walkers
-	g.waitingSet = newBitVec(b, "q_waiting_set", q)
-	g.mergedSet = newBitVec(b, "q_merged_set", q)
-	g.answerSet = newBitVec(b, "q_answer_set", q)
+	g.waitingSet = rtl.NewBitVec(b, "q_waiting_set", q)
+	g.mergedSet = rtl.NewBitVec(b, "q_merged_set", q)
+	g.answerSet = rtl.NewBitVec(b, "q_answer_set", q)
 	g.vpn = rtl.NewVec[uint64](b, "q_vpn", q, pte.VPNBits, 0)
 	g.who = rtl.NewVec[uint16](b, "q_who", q, pte.RequesterBits, 0)
 	g.write = rtl.NewVec[uint8](b, "q_write", q, 1, 0)
@@ -114,7 +114,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*GMMU, error) {
 	g.waiting = rtl.NewReg[uint32](b, "q_waiting", 13, 0)
 	g.answers = rtl.NewReg[uint32](b, "q_answers", 13, 0)
 	g.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
-	g.busy = newBitVec(b, "w_busy", w)
+	g.busy = rtl.NewBitVec(b, "w_busy", w)
 	g.wVPN = rtl.NewVec[uint64](b, "w_vpn", w, pte.VPNBits, 0)
 	g.wWho = rtl.NewVec[uint16](b, "w_who", w, pte.RequesterBits, 0)
 	g.wWrite = rtl.NewVec[uint8](b, "w_write", w, 1, 0)
@@ -210,13 +210,13 @@ func (g *GMMU) Eval() {
 		case answerEntry >= 0 && (doneWalker < 0 || g.age.At(answerEntry).Q() < g.wAge.At(doneWalker).Q()):
 			doneWalker = -1
 			w = Walk{VPN: g.vpn.At(answerEntry).Q(), Requester: g.who.At(answerEntry).Q(), Write: g.write.At(answerEntry).Q() == 1}
-			g.answerSet.put(answerEntry, false)
+			g.answerSet.Put(answerEntry, false)
 			nextCount--
 			nextAnswers--
 		case doneWalker >= 0:
 			answerEntry = -1
 			w = Walk{VPN: g.wVPN.At(doneWalker).Q(), Requester: g.wWho.At(doneWalker).Q(), Write: g.wWrite.At(doneWalker).Q() == 1}
-			g.busy.put(doneWalker, false)
+			g.busy.Put(doneWalker, false)
 			nextActive--
 			nextAnswers += g.answerMerged(w.VPN)
 		}
@@ -240,13 +240,13 @@ func (g *GMMU) Eval() {
 		if e := es.waiting; e >= 0 {
 			active = true
 			v := g.vpn.At(e).Q()
-			g.busy.put(w, true)
+			g.busy.Put(w, true)
 			g.wVPN.At(w).Set(v)
 			g.wWho.At(w).Set(g.who.At(e).Q())
 			g.wWrite.At(w).Set(g.write.At(e).Q())
 			g.wAge.At(w).Set(g.age.At(e).Q())
 			g.doneAt.At(w).Set(now + g.cfg.WalkCycles(g.pwcLookup(v)) - 1)
-			g.waitingSet.put(e, false)
+			g.waitingSet.Put(e, false)
 			g.walks.Set(g.walks.Q() + 1)
 			nextCount--
 			nextWaiting--
@@ -264,10 +264,10 @@ func (g *GMMU) Eval() {
 			panic(fmt.Sprintf("ptw: %s accepted a request with no free queue entry", g.Path()))
 		}
 		if (ws.match >= 0 && ws.match != doneWalker) || ws.matches > 1 || es.match {
-			g.mergedSet.put(e, true)
+			g.mergedSet.Put(e, true)
 			g.merged.Set(g.merged.Q() + 1)
 		} else {
-			g.waitingSet.put(e, true)
+			g.waitingSet.Put(e, true)
 			nextWaiting++
 		}
 		g.vpn.At(e).Set(r.VPN)
@@ -277,10 +277,10 @@ func (g *GMMU) Eval() {
 		g.seq.Set(g.seq.Q() + 1)
 		nextCount++
 	}
-	g.waitingSet.flush()
-	g.mergedSet.flush()
-	g.answerSet.flush()
-	g.busy.flush()
+	g.waitingSet.Flush()
+	g.mergedSet.Flush()
+	g.answerSet.Flush()
+	g.busy.Flush()
 	setIfChanged(g.count, nextCount)
 	setIfChanged(g.waiting, nextWaiting)
 	setIfChanged(g.answers, nextAnswers)
@@ -347,14 +347,14 @@ type walkerSearch struct {
 func (g *GMMU) searchWalkers(now uint64, wantDone, wantFree, want bool, vpn uint64) walkerSearch {
 	r := walkerSearch{done: -1, free: -1, match: -1}
 	if wantFree || wantDone || want {
-		r.free = firstClear(g.busy.n, g.busy)
+		r.free = rtl.FirstClear(g.busy.Len(), g.busy)
 	}
 	if g.active.Q() == 0 || (!wantDone && !want) {
 		return r
 	}
 	doneAge := uint64(0)
-	for wi := range g.busy.words.Len() {
-		for set := g.busy.word(wi); set != 0; set &= set - 1 {
+	for wi := range g.busy.Words() {
+		for set := g.busy.Word(wi); set != 0; set &= set - 1 {
 			w := wi*64 + bits.TrailingZeros64(set)
 			if g.doneAt.At(w).Q() <= now {
 				if a := g.wAge.At(w).Q(); r.done < 0 || a < doneAge {
@@ -388,7 +388,7 @@ type entrySearch struct {
 func (g *GMMU) searchEntries(wantAnswer, wantWaiting, want bool, vpn uint64) entrySearch {
 	r := entrySearch{answer: -1, waiting: -1, free: -1}
 	if want {
-		r.free = firstClear(g.waitingSet.n, g.waitingSet, g.mergedSet, g.answerSet)
+		r.free = rtl.FirstClear(g.waitingSet.Len(), g.waitingSet, g.mergedSet, g.answerSet)
 	}
 	if wantAnswer {
 		r.answer = g.oldest(g.answerSet)
@@ -403,10 +403,10 @@ func (g *GMMU) searchEntries(wantAnswer, wantWaiting, want bool, vpn uint64) ent
 }
 
 // oldest is the entry of v with the lowest age, or -1.
-func (g *GMMU) oldest(v *bitVec) int {
+func (g *GMMU) oldest(v *rtl.BitVec) int {
 	e, age := -1, uint64(0)
-	for wi := range v.words.Len() {
-		for set := v.word(wi); set != 0; set &= set - 1 {
+	for wi := range v.Words() {
+		for set := v.Word(wi); set != 0; set &= set - 1 {
 			i := wi*64 + bits.TrailingZeros64(set)
 			if a := g.age.At(i).Q(); e < 0 || a < age {
 				e, age = i, a
@@ -421,8 +421,8 @@ func (g *GMMU) waitingFor(vpn uint64) bool {
 	if g.waiting.Q() == 0 {
 		return false
 	}
-	for wi := range g.waitingSet.words.Len() {
-		for set := g.waitingSet.word(wi); set != 0; set &= set - 1 {
+	for wi := range g.waitingSet.Words() {
+		for set := g.waitingSet.Word(wi); set != 0; set &= set - 1 {
 			if g.vpn.At(wi*64+bits.TrailingZeros64(set)).Q() == vpn {
 				return true
 			}
@@ -440,11 +440,11 @@ func (g *GMMU) answerMerged(vpn uint64) uint32 {
 	if g.count.Q() == g.waiting.Q()+g.answers.Q() {
 		return 0 // no merged entries
 	}
-	for wi := range g.mergedSet.words.Len() {
-		for set := g.mergedSet.word(wi); set != 0; set &= set - 1 {
+	for wi := range g.mergedSet.Words() {
+		for set := g.mergedSet.Word(wi); set != 0; set &= set - 1 {
 			if e := wi*64 + bits.TrailingZeros64(set); g.vpn.At(e).Q() == vpn {
-				g.mergedSet.put(e, false)
-				g.answerSet.put(e, true)
+				g.mergedSet.Put(e, false)
+				g.answerSet.Put(e, true)
 				n++
 			}
 		}
@@ -482,8 +482,8 @@ func (g *GMMU) pwcLookup(vpn uint64) bool {
 // sleep lets an idle GMMU skip to the next walk that reaches its leaf read.
 func (g *GMMU) sleep(now uint64) {
 	wake := rtl.Never
-	for wi := range g.busy.words.Len() {
-		for set := g.busy.word(wi); set != 0; set &= set - 1 {
+	for wi := range g.busy.Words() {
+		for set := g.busy.Word(wi); set != 0; set &= set - 1 {
 			if t := g.doneAt.At(wi*64 + bits.TrailingZeros64(set)).Q(); t > now {
 				wake = min(wake, t)
 			}
