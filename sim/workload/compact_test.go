@@ -130,3 +130,52 @@ func TestSSSPFinalizedSetsMatchReference(t *testing.T) {
 		assert.Less(t, entries, 1<<16, "%+v", c)
 	}
 }
+
+// allLevels is bfsLevels with every node's level in an int32.
+func allLevels(g *graph) ([]int32, int) {
+	l, depth := bfsLevels(g)
+	all := make([]int32, l.len())
+	for v := range all {
+		all[v] = l.at(uint32(v))
+	}
+	return all, depth
+}
+
+// TestNarrowLevelsMatchWide: the one-byte search finds the levels and depth
+// of the queue search, unreachable nodes included, and a graph too deep for
+// one byte (a path of 300 nodes) falls back to the queue.
+func TestNarrowLevelsMatchWide(t *testing.T) {
+	for _, c := range []struct {
+		nodes, edges int
+		seed         uint64
+	}{{2, 4, 1}, {5, 16, 3}, {1000, 6000, 6}, {bfsNodes, bfsEdges, 2}} {
+		g := generateRodiniaGraph(c.nodes, c.edges, c.seed)
+		narrow, depth, ok := narrowBFSLevels(g)
+		require.True(t, ok, "%+v", c)
+		wide, wideDepth := wideBFSLevels(g)
+		assert.Equal(t, wideDepth, depth, "%+v", c)
+		for v := range wide {
+			assert.Equal(t, wide[v], (&nodeLevels{narrow: narrow}).at(uint32(v)), "%+v: node %d", c, v)
+		}
+	}
+	// A path 0 - 1 - ... - 299 plus an unreachable node 300.
+	const n = 301
+	path := &graph{start: make([]uint32, n), degree: make([]uint32, n)}
+	for i := 0; i < n-1; i++ {
+		path.start[i] = uint32(len(path.dest))
+		for _, v := range []int{i - 1, i + 1} {
+			if v >= 0 && v < n-1 {
+				path.dest = append(path.dest, uint32(v))
+				path.degree[i]++
+			}
+		}
+	}
+	path.start[n-1] = uint32(len(path.dest))
+	_, _, ok := narrowBFSLevels(path)
+	assert.False(t, ok)
+	l, depth := bfsLevels(path)
+	assert.Nil(t, l.narrow)
+	assert.Equal(t, n-2, depth)
+	assert.Equal(t, int32(299), l.at(299))
+	assert.Equal(t, int32(-1), l.at(300))
+}
