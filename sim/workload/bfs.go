@@ -63,7 +63,9 @@ func newBFS(p Params, scale float64) (*builtin, error) {
 	} else {
 		g = generateRodiniaGraph(scaled(bfsNodes, scale, 1, 2), scaled(bfsEdges, scale, 2, 4), p.Seed)
 	}
-	return buildBFS(g), nil
+	w := buildBFS(g)
+	w.fromFile = p.GraphFile != ""
+	return w, nil
 }
 
 func buildBFS(g *graph) *builtin {
