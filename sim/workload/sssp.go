@@ -60,6 +60,10 @@ type sssp struct {
 func newSSSP(p Params, scale float64) (*builtin, error) {
 	ss := &sssp{n: scaled(ssspVertices, scale, 1, ssspNeighbours+1), seed: p.Seed}
 	n := uint64(ss.n)
+	// edgeArray is indexed by a C int.
+	if err := checkIndexRange("sssp", n*ssspNeighbours); err != nil {
+		return nil, err
+	}
 	w := &builtin{name: "sssp", class: Irregular}
 	iVertex := w.alloc("vertexArray", 4*n, Managed, true)
 	iEdge := w.alloc("edgeArray", 4*n*ssspNeighbours, Managed, true)
