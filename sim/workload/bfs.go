@@ -61,9 +61,8 @@ func newBFS(p Params, scale float64) (*builtin, error) {
 			return nil, fmt.Errorf("workload bfs: %s: %w", p.GraphFile, err)
 		}
 	} else {
-		// Edge ids are C ints in the benchmark, as in a graph file.
 		edges := scaled(bfsEdges, scale, 2, 4)
-		if err := checkIndexRange("bfs", uint64(edges)); err != nil {
+		if err := checkGraphIndices("bfs", "edges", edges, bfsEdges, p.Scale); err != nil {
 			return nil, err
 		}
 		g = generateRodiniaGraph(scaled(bfsNodes, scale, 1, 2), edges, p.Seed)

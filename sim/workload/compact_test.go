@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"testing"
@@ -178,4 +179,23 @@ func TestNarrowLevelsMatchWide(t *testing.T) {
 	assert.Equal(t, n-2, depth)
 	assert.Equal(t, int32(299), l.at(299))
 	assert.Equal(t, int32(-1), l.at(300))
+}
+
+// The graph generators refuse a scale whose indices overflow a C int before
+// generating anything, and the scale the message names is accepted.
+func TestGraphIndicesBoundScale(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		perScale int
+		count    func(scale float64) int
+	}{
+		{"bfs", bfsEdges, func(s float64) int { return scaled(bfsEdges, s, 2, 4) }},
+		{"sssp", ssspVertices * ssspNeighbours, func(s float64) int { return ssspNeighbours * scaled(ssspVertices, s, 1, ssspNeighbours+1) }},
+	} {
+		largest := maxGraphCount / c.perScale
+		require.NoError(t, checkGraphIndices(c.name, "x", c.count(float64(largest)), c.perScale, float64(largest)), c.name)
+		_, err := New(c.name, Params{Scale: float64(largest + 1), Seed: 1})
+		require.Error(t, err, c.name)
+		assert.Contains(t, err.Error(), fmt.Sprintf("Params.Scale = %d fits", largest), c.name)
+	}
 }

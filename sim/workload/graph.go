@@ -46,6 +46,18 @@ const (
 	graphQuoteMax = 40
 )
 
+// checkGraphIndices fails when a generated graph has more than
+// maxGraphCount of what its benchmark indexes with a C int (bfs's edge
+// ids, sssp's edgeArray), count at the given scale and perScale at scale 1,
+// naming the largest whole scale that fits.
+func checkGraphIndices(name, what string, count, perScale int, scale float64) error {
+	if count <= maxGraphCount {
+		return nil
+	}
+	return fmt.Errorf("workload %s: Params.Scale = %v makes %d %s, more than the benchmark's C int indices allow (%d); Params.Scale = %d fits",
+		name, scale, count, what, maxGraphCount, maxGraphCount/perScale)
+}
+
 // graphTokens reads a Rodinia graph file's whitespace-separated integers
 // and knows the line each one is on.
 type graphTokens struct {

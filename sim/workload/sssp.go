@@ -60,8 +60,7 @@ type sssp struct {
 func newSSSP(p Params, scale float64) (*builtin, error) {
 	ss := &sssp{n: scaled(ssspVertices, scale, 1, ssspNeighbours+1), seed: p.Seed}
 	n := uint64(ss.n)
-	// edgeArray is indexed by a C int.
-	if err := checkIndexRange("sssp", n*ssspNeighbours); err != nil {
+	if err := checkGraphIndices("sssp", "edgeArray entries", ss.n*ssspNeighbours, ssspVertices*ssspNeighbours, p.Scale); err != nil {
 		return nil, err
 	}
 	w := &builtin{name: "sssp", class: Irregular}
