@@ -144,11 +144,16 @@ var docRuns = map[string]docRun{
 		[]string{"experiment", "grit", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "1", "--runs", "{tmp}/gr", "--out", "{tmp}/g"}, exitOK},
 	"uvmsim experiment grit-characterize [--scale F] [--out DIR]": {
 		[]string{"experiment", "grit-characterize", "--workloads", "grit-gemm", "--scale", "0.01", "--out", "{tmp}/gc"}, exitOK},
-	"uvmsim COMMAND --help":                                               {[]string{"run", "--help"}, exitOK},
-	"uvmsim run --workload sssp --scale 10000":                            {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
-	"uvmsim run --workload sssp --scale 10000 --set run.max_memory_gb=16": {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
-	"uvmsim run --workload hotspot --policy uvmmu --oversub 125":          {[]string{"run", "--workload", "hotspot", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.05"}, exitOK},
-	"uvmsim run --workload ra --policy uvmmu --oversub 125 --scale 0.35":  {[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.35"}, exitOK},
+	"uvmsim COMMAND --help":                                                             {[]string{"run", "--help"}, exitOK},
+	"uvmsim run --workload bfs --scale 10000":                                           {[]string{"run", "--workload", "bfs", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
+	"uvmsim run --workload bfs --scale 10000 --set run.max_memory_gb=16":                {[]string{"run", "--workload", "bfs", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
+	"uvmsim run --workload sssp --scale 10000":                                          {[]string{"run", "--workload", "sssp", "--scale", "10000"}, exitUsage},
+	"uvmsim run --workload bfs --scale 1370 --oversub 1000 --set run.max_memory_gb=64":  {[]string{"run", "--workload", "bfs", "--scale", "1370", "--oversub", "1000", "--set", "run.max_memory_gb=64"}, exitUsage},
+	"uvmsim run --workload sssp --scale 1024 --oversub 1000 --set run.max_memory_gb=64": {[]string{"run", "--workload", "sssp", "--scale", "1024", "--oversub", "1000", "--set", "run.max_memory_gb=64"}, exitUsage},
+	"uvmsim run --workload bfs --scale 1369 --set run.max_memory_gb=1":                  {[]string{"run", "--workload", "bfs", "--scale", "1369", "--set", "run.max_memory_gb=1"}, exitUsage},
+	"uvmsim run --workload sssp --scale 1023 --set run.max_memory_gb=0.5":               {[]string{"run", "--workload", "sssp", "--scale", "1023", "--set", "run.max_memory_gb=0.5"}, exitUsage},
+	"uvmsim run --workload hotspot --policy uvmmu --oversub 125":                        {[]string{"run", "--workload", "hotspot", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.05"}, exitOK},
+	"uvmsim run --workload ra --policy uvmmu --oversub 125 --scale 0.35":                {[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.35"}, exitOK},
 	"uvmsim run --workload ra --policy uvmmu --scale 0.01 --vcd run.vcd --vcd-signals 'uvmmu.da.afm.*'": {
 		[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--scale", "0.01", "--vcd", "{tmp}/run.vcd", "--vcd-signals", "uvmmu.da.afm.*"}, exitOK},
 	"uvmsim run --workload ra --policy uvmmu --oversub 150 --scale 0.5 --set uvmmu.eviction=nru --check": {
