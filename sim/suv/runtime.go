@@ -148,6 +148,9 @@ type Runtime struct {
 	advice    map[string][]placement
 	window    map[string]placement
 	windowEnd map[string]int64
+	// hostTail is the part of an Iterative structure's span pinned on host
+	// memory because its window did not fit.
+	hostTail map[string]placement
 }
 
 // NewRuntime makes the runtime for p on g with memory m.
@@ -162,7 +165,7 @@ func NewRuntime(p *static.Program, g GPU, m Memory) (*Runtime, error) {
 		return nil, err
 	}
 	return &Runtime{prog: p, gpu: g, mem: m,
-		advice: map[string][]placement{}, window: map[string]placement{}, windowEnd: map[string]int64{}}, nil
+		advice: map[string][]placement{}, window: map[string]placement{}, windowEnd: map[string]int64{}, hostTail: map[string]placement{}}, nil
 }
 
 // Plan runs the runtime over every launch in order.
@@ -275,17 +278,31 @@ func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[str
 // make 2 MB when one iteration's span is smaller), and the previous window
 // is released. It returns each Iterative structure's window size, which
 // Algorithm 1 reserves.
+//
+// Fix: the windows never exceed the available memory. The printed
+// algorithm prefetches and pins every span whole; where the spans of the
+// launch's Iterative structures add up to more than the GPU holds (a
+// column's span, min/max over the rows, is the whole matrix: GRM's A and
+// Q), pinning them all would leave no unpinned block to evict and the
+// kernel's faults would wait forever. Each window is clipped, in the
+// order of the program's allocations, to the whole units still free, and
+// the rest of the span is pinned on host memory, as Algorithm 1 splits a
+// Density structure that does not fit (line 17-19): left to faults it
+// would thrash in the one block Memory keeps free. A structure left no
+// unit gets no window (Algorithm 1 places it).
 func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegion) map[string]uint64 {
 	windows := map[string]uint64{}
 	if k.HostIters == 0 {
 		return windows
 	}
+	left := rt.mem.avail()
 	for _, r := range regions {
 		if !r.Iterative {
 			continue
 		}
 		if w, ok := rt.window[r.Alloc]; ok && k.HostIter < rt.windowEnd[r.Alloc] && k.HostIter >= rt.windowEnd[r.Alloc]-rt.batch(k, r) {
 			windows[r.Alloc] = w.bytes
+			left -= min(w.bytes, left)
 			continue
 		}
 		lo, hi := spanRange(r.Spans)
@@ -303,8 +320,19 @@ func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegio
 		// The window covers whole units (see Memory).
 		u := rt.mem.Unit
 		lo = lo / u * u
-		hi = min((hi+u-1)/u*u, pages(r.Bytes)*PageBytes)
+		spanEnd := min((hi+u-1)/u*u, pages(r.Bytes)*PageBytes)
+		hi = min(spanEnd, lo+left/u*u)
 		w := placement{do: PinGPU, offset: lo, bytes: hi - lo}
+		if w.bytes == 0 {
+			continue
+		}
+		left -= w.bytes
+		if tail := (placement{do: PinHost, offset: hi, bytes: spanEnd - hi}); tail != rt.hostTail[r.Alloc] {
+			if tail.bytes > 0 {
+				l.Actions = append(l.Actions, Action{Alloc: r.Alloc, Offset: tail.offset, Bytes: tail.bytes, Do: PinHost})
+			}
+			rt.hostTail[r.Alloc] = tail
+		}
 		if old, ok := rt.window[r.Alloc]; ok {
 			// What the new window does not cover is released.
 			if end := min(old.offset+old.bytes, w.offset); end > old.offset {
@@ -368,6 +396,7 @@ func (rt *Runtime) advise(l *Launch, alloc string, ps []placement) {
 		// on-demand first.
 		delete(rt.window, alloc)
 		delete(rt.windowEnd, alloc)
+		delete(rt.hostTail, alloc)
 	}
 	rt.advice[alloc] = keep
 	for _, p := range keep {
