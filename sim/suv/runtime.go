@@ -327,12 +327,6 @@ func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegio
 			continue
 		}
 		left -= w.bytes
-		if tail := (placement{do: PinHost, offset: hi, bytes: spanEnd - hi}); tail != rt.hostTail[r.Alloc] {
-			if tail.bytes > 0 {
-				l.Actions = append(l.Actions, Action{Alloc: r.Alloc, Offset: tail.offset, Bytes: tail.bytes, Do: PinHost})
-			}
-			rt.hostTail[r.Alloc] = tail
-		}
 		if old, ok := rt.window[r.Alloc]; ok {
 			// What the new window does not cover is released.
 			if end := min(old.offset+old.bytes, w.offset); end > old.offset {
@@ -343,6 +337,12 @@ func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegio
 			}
 		}
 		l.Actions = append(l.Actions, Action{Alloc: r.Alloc, Offset: w.offset, Bytes: w.bytes, Do: PinGPU})
+		if tail := (placement{do: PinHost, offset: hi, bytes: spanEnd - hi}); tail != rt.hostTail[r.Alloc] {
+			if tail.bytes > 0 {
+				l.Actions = append(l.Actions, Action{Alloc: r.Alloc, Offset: tail.offset, Bytes: tail.bytes, Do: PinHost})
+			}
+			rt.hostTail[r.Alloc] = tail
+		}
 		rt.window[r.Alloc] = w
 		rt.windowEnd[r.Alloc] = k.HostIter + iters
 		rt.advice[r.Alloc] = nil
