@@ -50,6 +50,14 @@ var SUVTableNames = map[string]string{
 	"FW": "floydwarshall", "DTG": "doitgen",
 }
 
+// SUVTableTypes are the types SUV Table I gives each application's data
+// structures (I Iterative, D Density, T Temporal, U Unknown), for the
+// applications in SUVTableNames.
+var SUVTableTypes = map[string]string{
+	"2DC": "D", "BFS": "D, U", "BCG": "D", "BTR": "U, D", "DTG": "I, D", "FDT": "D",
+	"FW": "I, D", "GMM": "D, T", "GRM": "I, D", "MM": "D, T", "MVT": "D", "XSB": "D, U",
+}
+
 // scaledSide scales a square problem's side by the square root of scale,
 // to a multiple of unit.
 func scaledSide(n int, scale float64, unit int) int {
