@@ -48,7 +48,7 @@ func suvAnalyzeCmd(args []string, stdout, stderr io.Writer) error {
 		return suvTableI(stdout, g, scale, seed)
 	}
 	if name == "" {
-		return usage("--workload or --table is required (%s)", strings.Join(workload.DescribedNames(), ", "))
+		return usage("--workload is required (%s), or --table", strings.Join(workload.DescribedNames(), ", "))
 	}
 	_, prog, err := workload.Describe(name, workload.Params{Scale: scale, Seed: seed})
 	if err != nil {
