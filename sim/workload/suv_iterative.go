@@ -26,7 +26,7 @@ const (
 	gemmBlockX = 32
 	gemmBlockY = 8
 	// gemmRows is NI at scale 1; NJ = NK = gemmCols.
-	gemmRows = 8192
+	gemmRows = 16384
 	gemmCols = 32
 )
 
@@ -34,10 +34,10 @@ const (
 // + beta C with A NI x NK, B NK x NJ, C NI x NJ floats; j = bx*32 + tx,
 // i = by*8 + ty; c[i*NJ + j] *= beta, then for k < NK c[i*NJ + j] +=
 // alpha * a[i*NK + k] * b[k*NJ + j]. The pointers are not restrict, so the
-// compiler loads and stores c in every trip. NI = 8192, NJ = NK = 32 at
-// scale 1 (A and C 1 MB, B 4 KB); Scale multiplies NI (the paper's
-// 6912 MB at --scale 3456). PolyBench's square NI = NJ = NK is O(N^3) work.
-// A and C are Temporal on the default GPU down to --scale 0.45: 224
+// compiler loads and stores c in every trip. NI = 16384, NJ = NK = 32 at
+// scale 1 (A and C 2 MB, B 4 KB); Scale multiplies NI (the paper's
+// 6912 MB at --scale 1728). PolyBench's square NI = NJ = NK is O(N^3) work.
+// A and C are Temporal on the default GPU down to --scale 0.22: 224
 // concurrent blocks of 8 rows cover 1792 rows, under half of NI >= 3584.
 func buildGEMM(p Params, scale float64) *describedWorkload {
 	ni := int64(scaled(gemmRows, scale, gemmBlockY, gemmBlockY))
