@@ -145,9 +145,10 @@ type Runtime struct {
 	// current advice per structure (ranges in order); window is Algorithm
 	// 2's prefetched range per Iterative structure, and windowEnd the
 	// first iteration it does not cover.
-	advice    map[string][]placement
-	window    map[string]placement
-	windowEnd map[string]int64
+	advice      map[string][]placement
+	window      map[string]placement
+	windowStart map[string]int64
+	windowEnd   map[string]int64
 	// hostTail is the part of an Iterative structure's span pinned on host
 	// memory because its window did not fit.
 	hostTail map[string]placement
@@ -165,7 +166,7 @@ func NewRuntime(p *static.Program, g GPU, m Memory) (*Runtime, error) {
 		return nil, err
 	}
 	return &Runtime{prog: p, gpu: g, mem: m,
-		advice: map[string][]placement{}, window: map[string]placement{}, windowEnd: map[string]int64{}, hostTail: map[string]placement{}}, nil
+		advice: map[string][]placement{}, window: map[string]placement{}, windowStart: map[string]int64{}, windowEnd: map[string]int64{}, hostTail: map[string]placement{}}, nil
 }
 
 // Plan runs the runtime over every launch in order.
@@ -284,7 +285,9 @@ func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[str
 // launch's Iterative structures add up to more than the GPU holds (a
 // column's span, min/max over the rows, is the whole matrix: GRM's A and
 // Q), pinning them all would leave no unpinned block to evict and the
-// kernel's faults would wait forever. Each window is clipped, in the
+// kernel's faults would wait forever. First the batches halve (to one
+// iteration at least) until the new windows fit what the kept ones leave;
+// then, if they still do not, each window is clipped, in the
 // order of the program's allocations, to the whole units still free, and
 // the rest of the span is pinned on host memory, as Algorithm 1 splits a
 // Density structure that does not fit (line 17-19): left to faults it
@@ -295,33 +298,44 @@ func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegio
 	if k.HostIters == 0 {
 		return windows
 	}
+	u := rt.mem.Unit
 	left := rt.mem.avail()
+	var fresh []KernelRegion
 	for _, r := range regions {
 		if !r.Iterative {
 			continue
 		}
-		if w, ok := rt.window[r.Alloc]; ok && k.HostIter < rt.windowEnd[r.Alloc] && k.HostIter >= rt.windowEnd[r.Alloc]-rt.batch(k, r) {
+		if w, ok := rt.window[r.Alloc]; ok && k.HostIter >= rt.windowStart[r.Alloc] && k.HostIter < rt.windowEnd[r.Alloc] {
 			windows[r.Alloc] = w.bytes
 			left -= min(w.bytes, left)
 			continue
 		}
-		lo, hi := spanRange(r.Spans)
-		iters := rt.batch(k, r)
-		for it := k.HostIter + 1; it < k.HostIter+iters && it < k.HostIters; it++ {
-			next := *k
-			next.HostIter = it
-			for _, nr := range AnalyzeKernel(rt.prog, &next, rt.gpu) {
-				if nr.Alloc == r.Alloc {
-					nlo, nhi := spanRange(nr.Spans)
-					lo, hi = min(lo, nlo), max(hi, nhi)
-				}
-			}
+		fresh = append(fresh, r)
+	}
+	// The batches halve until the new windows fit in what is left, or
+	// each is one iteration.
+	iters := make([]int64, len(fresh))
+	for i, r := range fresh {
+		iters[i] = rt.batch(k, r)
+	}
+	for {
+		var total uint64
+		shrink := false
+		for i, r := range fresh {
+			lo, end := rt.windowRange(k, r, iters[i])
+			total += end - lo
+			shrink = shrink || iters[i] > 1
 		}
-		// The window covers whole units (see Memory).
-		u := rt.mem.Unit
-		lo = lo / u * u
-		spanEnd := min((hi+u-1)/u*u, pages(r.Bytes)*PageBytes)
-		hi = min(spanEnd, lo+left/u*u)
+		if total <= left/u*u || !shrink {
+			break
+		}
+		for i := range iters {
+			iters[i] = max(1, iters[i]/2)
+		}
+	}
+	for i, r := range fresh {
+		lo, spanEnd := rt.windowRange(k, r, iters[i])
+		hi := min(spanEnd, lo+left/u*u)
 		w := placement{do: PinGPU, offset: lo, bytes: hi - lo}
 		if w.bytes == 0 {
 			continue
@@ -344,12 +358,31 @@ func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegio
 			rt.hostTail[r.Alloc] = tail
 		}
 		rt.window[r.Alloc] = w
-		rt.windowEnd[r.Alloc] = k.HostIter + iters
+		rt.windowStart[r.Alloc] = k.HostIter
+		rt.windowEnd[r.Alloc] = k.HostIter + iters[i]
 		rt.advice[r.Alloc] = nil
 		windows[r.Alloc] = w.bytes
 		l.Decisions = append(l.Decisions, Decision{Alloc: r.Alloc, Class: r.Class, GPUBytes: w.bytes, ReservedBytes: w.bytes})
 	}
 	return windows
+}
+
+// windowRange is the union of r's iteration-dependent ranges over iters
+// iterations from k's, rounded out to whole units (see Memory).
+func (rt *Runtime) windowRange(k *static.Kernel, r KernelRegion, iters int64) (lo, end uint64) {
+	lo, hi := spanRange(r.Spans)
+	for it := k.HostIter + 1; it < k.HostIter+iters && it < k.HostIters; it++ {
+		next := *k
+		next.HostIter = it
+		for _, nr := range AnalyzeKernel(rt.prog, &next, rt.gpu) {
+			if nr.Alloc == r.Alloc {
+				nlo, nhi := spanRange(nr.Spans)
+				lo, hi = min(lo, nlo), max(hi, nhi)
+			}
+		}
+	}
+	u := rt.mem.Unit
+	return lo / u * u, min((hi+u-1)/u*u, pages(r.Bytes)*PageBytes)
 }
 
 // batch is the number of iterations one prefetch covers: 1, or enough to
@@ -395,6 +428,7 @@ func (rt *Runtime) advise(l *Launch, alloc string, ps []placement) {
 		// The structure leaves Algorithm 2's care: its window goes back to
 		// on-demand first.
 		delete(rt.window, alloc)
+		delete(rt.windowStart, alloc)
 		delete(rt.windowEnd, alloc)
 		delete(rt.hostTail, alloc)
 	}

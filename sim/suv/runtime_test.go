@@ -258,5 +258,37 @@ func TestAlgorithm2WindowsClippedToMemory(t *testing.T) {
 		{Alloc: "b", Bytes: 7 * kb64, Do: PinGPU},
 		{Alloc: "b", Offset: 7 * kb64, Bytes: mb1 - 7*kb64, Do: PinHost},
 	}, ls[0].Actions))
-	require.Empty(t, ls[1].Actions, "the batch covers iteration 1")
+	// Two 1 MB windows do not fit, so the batch halved to one iteration:
+	// at iteration 1 the same ranges are pinned again (nothing to release;
+	// b's host tail is unchanged).
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "a", Bytes: mb1, Do: PinGPU},
+		{Alloc: "b", Bytes: 7 * kb64, Do: PinGPU},
+	}, ls[1].Actions))
+}
+
+// With 3 MB available (49 units of 64 KB, one kept back), doitgen's two
+// 2 MB windows of 16 iterations (4 MB) do not fit: the batch halves to 8
+// iterations, 8 x 128 KB = 1 MB per window (2 MB in all), so [0, 1 MB) of
+// A and sum is pinned before r = 0 and moved to [1 MB, 2 MB) before r = 8
+// (launch 16).
+func TestAlgorithm2BatchHalvesToFit(t *testing.T) {
+	_, p, err := workload.Describe("doitgen", workload.Params{Seed: 1})
+	require.NoError(t, err)
+	const kb64, mb1 = 64 << 10, 1 << 20
+	rt, err := NewRuntime(p, GPU{SMs: 28, WarpsPerSM: 64}, Memory{Capacity: 49 * kb64, Unit: kb64})
+	require.NoError(t, err)
+	ls := rt.Plan()
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "A", Bytes: mb1, Do: PinGPU},
+		{Alloc: "sum", Bytes: mb1, Do: PinGPU},
+		{Alloc: "C4", Bytes: 4096, Do: PinGPU},
+	}, ls[0].Actions))
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "A", Bytes: mb1, Do: Release},
+		{Alloc: "A", Offset: mb1, Bytes: mb1, Do: PinGPU},
+		{Alloc: "sum", Bytes: mb1, Do: Release},
+		{Alloc: "sum", Offset: mb1, Bytes: mb1, Do: PinGPU},
+		{Alloc: "C4", Bytes: 4096, Do: PinGPU},
+	}, ls[16].Actions))
 }
