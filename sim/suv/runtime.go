@@ -197,8 +197,8 @@ func (rt *Runtime) BeforeLaunch(ki int) Launch {
 			}
 		}
 	}
-	windows := rt.algorithm2(&l, k, regions)
-	rt.algorithm1(&l, regions, windows)
+	windows, held := rt.algorithm2(&l, k, regions)
+	rt.algorithm1(&l, regions, windows, held)
 	return l
 }
 
@@ -209,8 +209,8 @@ func (rt *Runtime) BeforeLaunch(ki int) Launch {
 // structure pinned on host memory does not fall through to line 17's GPU
 // pin; a reservation never exceeds what is left; Iterative structures keep
 // Algorithm 2's window, which is reserved here.
-func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[string]uint64) {
-	avail := rt.mem.avail()
+func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[string]uint64, held uint64) {
+	avail := rt.mem.avail() - min(held, rt.mem.avail())
 	var footprint uint64
 	for _, r := range regions {
 		footprint += pages(r.Bytes) * PageBytes
@@ -278,7 +278,8 @@ func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[str
 // next iterations is prefetched and pinned (one iteration, or as many as
 // make 2 MB when one iteration's span is smaller), and the previous window
 // is released. It returns each Iterative structure's window size, which
-// Algorithm 1 reserves.
+// Algorithm 1 reserves, and the bytes of the windows of structures the
+// launch does not touch, which stay pinned.
 //
 // Fix: the windows never exceed the available memory. The printed
 // algorithm prefetches and pins every span whole; where the spans of the
@@ -293,13 +294,25 @@ func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[str
 // Density structure that does not fit (line 17-19): left to faults it
 // would thrash in the one block Memory keeps free. A structure left no
 // unit gets no window (Algorithm 1 places it).
-func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegion) map[string]uint64 {
-	windows := map[string]uint64{}
+func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegion) (windows map[string]uint64, held uint64) {
+	windows = map[string]uint64{}
+	// Windows of structures this launch does not touch stay pinned (their
+	// next iteration's launch uses them): they hold memory neither the new
+	// windows nor Algorithm 1 may take.
+	touched := map[string]bool{}
+	for _, r := range regions {
+		touched[r.Alloc] = true
+	}
+	for alloc, w := range rt.window {
+		if !touched[alloc] {
+			held += w.bytes
+		}
+	}
 	if k.HostIters == 0 {
-		return windows
+		return windows, held
 	}
 	u := rt.mem.Unit
-	left := rt.mem.avail()
+	left := rt.mem.avail() - min(held, rt.mem.avail())
 	var fresh []KernelRegion
 	for _, r := range regions {
 		if !r.Iterative {
@@ -364,7 +377,7 @@ func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegio
 		windows[r.Alloc] = w.bytes
 		l.Decisions = append(l.Decisions, Decision{Alloc: r.Alloc, Class: r.Class, GPUBytes: w.bytes, ReservedBytes: w.bytes})
 	}
-	return windows
+	return windows, held
 }
 
 // windowRange is the union of r's iteration-dependent ranges over iters

@@ -292,3 +292,37 @@ func TestAlgorithm2BatchHalvesToFit(t *testing.T) {
 		{Alloc: "C4", Bytes: 4096, Do: PinGPU},
 	}, ls[16].Actions))
 }
+
+// A window stays pinned while launches that do not touch its structure run,
+// so it holds memory they may not place into. 5 units of 64 KB leave 4
+// (256 KB): launch 0 reads b[iter + 64 bid + tid] over 512 blocks of 64
+// threads, its whole 128 KB, and pins it as b's window; launch 1 (the same
+// iteration) reads a the same way and c (256 KB) once per thread: b's
+// 128 KB are held, a's window takes the other 128 KB, and Algorithm 1 has
+// nothing left for c, which is pinned on host (without the held window it
+// would pin 128 KB of c on top of a full memory).
+func TestAlgorithm2HeldWindowsCount(t *testing.T) {
+	const kb64, kb128 = 64 << 10, 128 << 10
+	p := &static.Program{Workload: "held", Allocs: []static.Alloc{
+		{Name: "a", Bytes: kb128, Managed: true}, {Name: "b", Bytes: kb128, Managed: true}, {Name: "c", Bytes: 2 * kb128, Managed: true}}}
+	whole := aff(0, tm(static.HostIter, 1), tm(static.BlockX, 64), tm(static.ThreadX, 1))
+	p.Kernels = []static.Kernel{
+		{Name: "kb", GridX: 512, GridY: 1, BlockX: 64, BlockY: 1, HostIter: 0, HostIters: 2,
+			Ops: []static.MemOp{{Alloc: "b", ElemBytes: 4, Index: whole, BranchFraction: 1}}},
+		{Name: "ka", GridX: 512, GridY: 1, BlockX: 64, BlockY: 1, HostIter: 0, HostIters: 2,
+			Ops: []static.MemOp{{Alloc: "a", ElemBytes: 4, Index: whole, BranchFraction: 1},
+				{Alloc: "c", ElemBytes: 8, Index: aff(0, tm(static.BlockX, 64), tm(static.ThreadX, 1)), BranchFraction: 1}}},
+	}
+	rt, err := NewRuntime(p, smallGPU, Memory{Capacity: 5 * kb64, Unit: kb64})
+	require.NoError(t, err)
+	ls := rt.Plan()
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "a", Bytes: kb128, Do: OnDemand},
+		{Alloc: "c", Bytes: 2 * kb128, Do: OnDemand},
+		{Alloc: "b", Bytes: kb128, Do: PinGPU},
+	}, ls[0].Actions))
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "a", Bytes: kb128, Do: PinGPU},
+		{Alloc: "c", Bytes: 2 * kb128, Do: PinHost},
+	}, ls[1].Actions))
+}
