@@ -135,6 +135,8 @@ var docRuns = map[string]docRun{
 	"uvmsim area [--liberty FILE] [--json FILE]":                          {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
 	"uvmsim suv-analyze":                                                  {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
 	"uvmsim suv-analyze --table [--scale S] [--sms N] [--warps-per-sm N]": {[]string{"suv-analyze", "--table", "--scale", "0.5", "--sms", "4", "--warps-per-sm", "32"}, exitOK},
+	"uvmsim suv-analyze --table --scale 0.25":                             {[]string{"suv-analyze", "--table", "--scale", "0.25"}, exitOK},
+	"uvmsim experiment suv --scale 0.25 --jobs 2":                         experimentCheck("suv"),
 	"uvmsim suv-analyze --table":                                          {[]string{"suv-analyze", "--table"}, exitOK},
 	"uvmsim suv-analyze --table --sms 82 --warps-per-sm 48":               {[]string{"suv-analyze", "--table", "--sms", "82", "--warps-per-sm", "48"}, exitOK},
 	"uvmsim grit-characterize":                                            {[]string{"grit-characterize", "--scale", "0.01", "--out", "{tmp}/grit"}, exitOK},
