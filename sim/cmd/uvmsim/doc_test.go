@@ -132,10 +132,15 @@ var docRuns = map[string]docRun{
 	"uvmsim report [--policy uvmmu] [--baseline um] [--where key=value]... [--csv FILE] FILE...":        {[]string{"report", "--policy", "uvmmu", "--baseline", "um", "--where", "run.graph_file=", "{results}"}, exitOK},
 	"uvmsim plot DIR": {[]string{"plot", "{tmp}/not-an-output-dir"}, exitUsage}, // plot reads a directory an experiment wrote
 	"uvmsim plot OUT": {[]string{"plot", "{tmp}/not-an-output-dir"}, exitUsage},
-	"uvmsim run --json /nonexistent/dir/x.json":  {[]string{"run", "--workload", "ra", "--scale", "0.01", "--json", "/nonexistent/dir/x.json"}, exitUsage},
-	"uvmsim area [--liberty FILE] [--json FILE]": {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
-	"uvmsim suv-analyze":                         {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
-	"uvmsim grit-characterize":                   {[]string{"grit-characterize", "--scale", "0.01", "--out", "{tmp}/grit"}, exitOK},
+	"uvmsim run --json /nonexistent/dir/x.json":                           {[]string{"run", "--workload", "ra", "--scale", "0.01", "--json", "/nonexistent/dir/x.json"}, exitUsage},
+	"uvmsim area [--liberty FILE] [--json FILE]":                          {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
+	"uvmsim suv-analyze":                                                  {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
+	"uvmsim suv-analyze --table [--scale S] [--sms N] [--warps-per-sm N]": {[]string{"suv-analyze", "--table", "--scale", "0.5", "--sms", "4", "--warps-per-sm", "32"}, exitOK},
+	"uvmsim suv-analyze --table --scale 0.25":                             {[]string{"suv-analyze", "--table", "--scale", "0.25"}, exitOK},
+	"uvmsim experiment suv --scale 0.25 --jobs 2":                         experimentCheck("suv"),
+	"uvmsim suv-analyze --table":                                          {[]string{"suv-analyze", "--table"}, exitOK},
+	"uvmsim suv-analyze --table --sms 82 --warps-per-sm 48":               {[]string{"suv-analyze", "--table", "--sms", "82", "--warps-per-sm", "48"}, exitOK},
+	"uvmsim grit-characterize":                                            {[]string{"grit-characterize", "--scale", "0.01", "--out", "{tmp}/grit"}, exitOK},
 	"uvmsim run --preset grit --workload grit-st --policy ac [--gpus N] [--scale F] [--json FILE] [--check]": {
 		[]string{"run", "--preset", "grit", "--workload", "grit-st", "--policy", "ac", "--gpus", "4", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--json", "{tmp}/m.json", "--check"}, exitOK},
 	"uvmsim experiment grit-schemes [--workloads LIST] [--schemes ot,ac,dup] [--scale F] [--jobs N] [--out DIR]": {
