@@ -79,7 +79,9 @@
 //
 // # Schemes and the Decider interface
 //
-// Names lists the policies: ot (on-touch migration), first-touch, ideal
+// Names lists the policies: ot (on-touch migration), ot-prefetch
+// (on-touch with the tree-based neighborhood prefetcher, prefetch.go),
+// first-touch, ideal
 // (GRIT's), ac (access-counter migration, GRIT Table I's threshold 256 per
 // 64 KB group, multigpu.ac_threshold) and dup (duplication with write
 // collapse). The driver applies a scheme per fault, not per run: at every

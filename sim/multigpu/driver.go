@@ -36,6 +36,9 @@ type DriverConfig struct {
 	PCIeByteTime, PCIeLatency     uint64
 	// FaultQueue is each GPU's fault buffer entries.
 	FaultQueue int
+	// Blocks[b]: the 64 KB block b from BaseVPN belongs to an
+	// allocation (the prefetcher's leaves).
+	Blocks []bool
 }
 
 // GPUStats are one GPU's counts of the driver's work.
@@ -52,6 +55,7 @@ type GPUStats struct {
 	PCIeH2DBytes     uint64 `json:"pcie_h2d_bytes"`
 	PCIeD2HBytes     uint64 `json:"pcie_d2h_bytes"`
 	FastAnswers      uint64 `json:"remote_walks_answered"` // walks to remote mappings answered without the host
+	Prefetched       uint64 `json:"prefetched_pages"`      // pages moved into this GPU by the prefetcher (counted in Migrations too)
 }
 
 // Driver is the host's UVM driver for N GPUs (GRIT Section II-B): it
@@ -91,9 +95,10 @@ type Driver struct {
 	fastPTE  *rtl.Vec[pte.PTE]
 
 	running     *rtl.Reg[bool]   // a plan is being carried out
-	step        *rtl.Reg[uint8]  // its current step
+	step        *rtl.Reg[uint16] // its current step
 	started     *rtl.Reg[bool]   // the current step's start actions are done
 	until       *rtl.Reg[uint64] // a timed step ends at this cycle
+	copyEnd     *rtl.Reg[uint64] // the cycle the plan's copies booked so far are over
 	walk        *rtl.Reg[uint64] // the fault being served (Walk.Pack)
 	gpu         *rtl.Reg[uint8]  // its GPU
 	next        *rtl.Reg[uint8]  // the buffer favoured next
@@ -115,7 +120,7 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 		return nil, fmt.Errorf("multigpu: driver needs 1..%d GPUs with every port, got %d", MaxGPUs, n)
 	}
 	d := &Driver{DriverPorts: ports, cfg: cfg, table: t, policy: p, stats: make([]GPUStats, n), sms: len(ports.Inval[0])}
-	d.planner = planner{t: t, gpus: n, baseVPN: cfg.BaseVPN, policy: p, latency: true}
+	d.planner = planner{t: t, gpus: n, baseVPN: cfg.BaseVPN, policy: p, latency: true, busy: make([]bool, t.pages), blocks: cfg.Blocks}
 	s.Add(d, path)
 	b := &d.Base
 	for g := range n {
@@ -136,9 +141,10 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 	d.fastWalk = rtl.NewVec[uint64](b, "fast_walk", n, ptw.WalkBits, 0)
 	d.fastPTE = rtl.NewVec[pte.PTE](b, "fast_pte", n, 64, 0)
 	d.running = rtl.NewFlag(b, "running", false)
-	d.step = rtl.NewReg[uint8](b, "step", 4, 0)
+	d.step = rtl.NewReg[uint16](b, "step", 16, 0)
 	d.started = rtl.NewFlag(b, "started", false)
 	d.until = rtl.NewReg[uint64](b, "until", 64, 0)
+	d.copyEnd = rtl.NewReg[uint64](b, "copy_end", 64, 0)
 	d.walk = rtl.NewReg[uint64](b, "walk", ptw.WalkBits, 0)
 	d.gpu = rtl.NewReg[uint8](b, "gpu", 4, 0)
 	d.next = rtl.NewReg[uint8](b, "next", 5, 0)
@@ -166,7 +172,7 @@ func unpackWalk(p uint64) ptw.Walk {
 func (d *Driver) Drive() {
 	running := d.running.Q()
 	var cur *op
-	if running && int(d.step.Q()) < d.cur.n {
+	if running && int(d.step.Q()) < len(d.cur.ops) {
 		cur = &d.cur.ops[d.step.Q()]
 	}
 	for g := range d.cfg.GPUs {
@@ -290,7 +296,7 @@ func (d *Driver) Eval() {
 			answer = d.take(sel, d.promos[sel].Head(), true, now)
 		}
 		d.next.Set(uint8((sel + 1) % d.cfg.GPUs))
-		running = d.cur.n > 0 && !answer
+		running = len(d.cur.ops) > 0 && !answer
 		stay = true
 	}
 	wake := rtl.Never
@@ -330,7 +336,7 @@ func (d *Driver) pageOf(vpn uint64) int { return int(vpn - d.cfg.BaseVPN) }
 // busyPage reports whether the plan under way still changes page i's
 // local tables.
 func (d *Driver) busyPage(i int) bool {
-	return d.running.Q() && (d.cur.busy[0] == i || d.cur.busy[1] == i)
+	return d.running.Q() && d.planner.busy[i]
 }
 
 // take starts serving walk w of GPU g (a promotion if promo): a walk the
@@ -345,7 +351,7 @@ func (d *Driver) take(g int, w ptw.Walk, promo bool, now uint64) bool {
 	case promo && (p.Has(g) || !p.MapsRemote(g)):
 		// The page came to this GPU, or its mapping went, since the
 		// counter raised: nothing to promote.
-		d.cur.n = 0
+		d.cur.ops = d.cur.ops[:0]
 		return false
 	case promo:
 		f.Kind = Promotion
@@ -353,14 +359,14 @@ func (d *Driver) take(g int, w ptw.Walk, promo bool, now uint64) bool {
 		d.walk.Set(w.Pack())
 		d.gpu.Set(uint8(g))
 		d.ansPTE.Set(d.planner.localPTE(i, g))
-		d.cur.n = 0
+		d.cur.ops = d.cur.ops[:0]
 		return true
 	case p.Has(g) && w.Write && !p.Writable:
 		f.Kind = ProtectionFault
 	}
 	s := d.policy.Decider.Decide(f, p, now)
 	d.planner.build(&d.cur, f, s)
-	if st, ok := d.policy.Decider.(Staller); ok && d.cur.n > 0 && d.cur.ops[0].kind == opWait {
+	if st, ok := d.policy.Decider.(Staller); ok && len(d.cur.ops) > 0 && d.cur.ops[0].kind == opWait {
 		d.cur.ops[0].stall = st.Stall()
 	}
 	st := &d.stats[g]
@@ -376,6 +382,7 @@ func (d *Driver) take(g int, w ptw.Walk, promo bool, now uint64) bool {
 	st.ReplicasMade += d.cur.replicas
 	st.ReplicasCollapse += d.cur.collapsed
 	st.Evictions += d.cur.evictions
+	st.Prefetched += d.cur.prefetched
 	d.walk.Set(w.Pack())
 	d.gpu.Set(uint8(g))
 	d.running.Set(true)
@@ -395,11 +402,16 @@ func (d *Driver) advance(now uint64, answer bool) (busy bool, wake uint64, answe
 	switch o.kind {
 	case opWait, opCopy:
 		if !d.started.Q() {
-			d.started.Set(true)
 			end := now + d.cfg.FaultCycles + o.stall
 			if o.kind == opCopy {
-				end = d.copyDone(o, now)
+				end = max(d.copyDone(o, now), d.copyEnd.Q())
+				if o.async {
+					d.copyEnd.Set(end)
+					done = true
+					break
+				}
 			}
+			d.started.Set(true)
 			d.until.Set(end)
 			return end <= now+1, end, answer, true
 		}
@@ -425,8 +437,8 @@ func (d *Driver) advance(now uint64, answer bool) (busy bool, wake uint64, answe
 	if d.started.Q() {
 		d.started.Set(false)
 	}
-	d.step.Set(uint8(k + 1))
-	if k+1 >= d.cur.n {
+	d.step.Set(uint16(k + 1))
+	if k+1 >= len(d.cur.ops) {
 		d.running.Set(false)
 		return true, wake, answer, false
 	}
@@ -515,11 +527,11 @@ func (d *Driver) Busy() []string {
 		k := int(d.step.Q())
 		w := unpackWalk(d.walk.Q())
 		what := "done"
-		if k < d.cur.n {
+		if k < len(d.cur.ops) {
 			what = [...]string{"fault latency", "page-table write", "TLB shootdown", "page copy", "answer"}[d.cur.ops[k].kind]
 		}
-		line := fmt.Sprintf("%s: serving GPU %d's fault on VPN %#x, step %d of %d (%s)", d.Path(), d.gpu.Q(), w.VPN, k+1, d.cur.n, what)
-		if k < d.cur.n && d.cur.ops[k].kind == opShoot {
+		line := fmt.Sprintf("%s: serving GPU %d's fault on VPN %#x, step %d of %d (%s)", d.Path(), d.gpu.Q(), w.VPN, k+1, len(d.cur.ops), what)
+		if k < len(d.cur.ops) && d.cur.ops[k].kind == opShoot {
 			for g := range d.cfg.GPUs {
 				if a := d.acks.At(g).Q(); a != 0 {
 					line += fmt.Sprintf("; gpu%d TLBs %#x not acknowledged", g, a)

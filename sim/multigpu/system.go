@@ -141,11 +141,25 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 		// One direction of the PCIe link is half its round trip.
 		PCIeByteTime: cfg.TransferTime(cfg.PCIe.BandwidthGBs), PCIeLatency: cfg.Cycles(cfg.PCIe.RTTUs) / 2,
 		FaultQueue: 256,
+		Blocks:     allocatedBlocks(layout),
 	}, table, pol, ports)
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// allocatedBlocks marks the 64 KB blocks (page groups) of the layout that
+// belong to an allocation, managed or device.
+func allocatedBlocks(l system.Layout) []bool {
+	blocks := make([]bool, l.Pages/system.PagesPerGroup)
+	first := l.BaseVPN / system.PagesPerGroup
+	for _, r := range append(append([]system.Range(nil), l.Managed...), l.Device...) {
+		for k := range r.Count {
+			blocks[r.First-first+uint64(k)] = true
+		}
+	}
+	return blocks
 }
 
 // newGPU builds GPU g: SMs with their L1 TLBs, the walk arbiter, the GMMU
@@ -381,6 +395,7 @@ func (s *System) result(wall float64) Result {
 		t.PCIeH2DBytes += st.PCIeH2DBytes
 		t.PCIeD2HBytes += st.PCIeD2HBytes
 		t.FastAnswers += st.FastAnswers
+		t.Prefetched += st.Prefetched
 	}
 	if g, ok := s.Policy.Decider.(*GritDecider); ok {
 		r.Grit = g.Result()

@@ -1,0 +1,134 @@
+package multigpu
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/uvmmu/uvmmu/sim/workload"
+)
+
+// A 4 KB page over PCIe 4.0 at 32 GB/s and 1.0 GHz: 32 bytes a cycle,
+// 128 cycles a page (config.TransferTime: 2048/65536 cycles a byte, exact);
+// one direction of the 1 us round trip is 500 cycles. Over NVLink a page
+// is 13.625 cycles on the wire (218/65536 cycles a byte), so 16 pages back
+// to back are 218 cycles.
+const (
+	pciePage    = 128
+	pcieLatency = 500
+	nvlink16    = 218
+	nvlinkLat   = 200
+)
+
+// TestOnTouchPrefetchCycles: GPU 0 reads page 0 of a 64 KB allocation (a
+// cold fault: the prefetcher brings the whole 64 KB block, 16 pages, from
+// host memory), then GPU 1 reads page 0 (the block migrates GPU 0 -> GPU
+// 1), then page 5, which it now holds: no fault. From the cycle T0 the
+// driver takes GPU 0's walk:
+//
+//	T0, T0+1      buffered, taken;  T0+2..T0+2+L  fault latency
+//	T0+3+L+k      copy k of 16 booked on GPU 0's PCIe link (page 0, then
+//	              pages 1..15); the link is busy back to back, so page k's
+//	              last byte is at T0+3+L+128(k+1); the 16th copy waits
+//	              for it: T0+3+L+2048 and the 500-cycle latency
+//	T0+4+L+2048+500 .. +18     GPU 0's PTEs of pages 1..15 written
+//	T0+19+L+2048+500           page 0's PTE;  +20  answer registered
+//	T0+21+L+2048+500           GPU 0's router takes it
+//
+// From the cycle T of GPU 1's walk:
+//
+//	T, T+1        buffered, taken;  T+2..T+2+L  fault latency
+//	T+3+L+4k      page k's PTE in GPU 0 written not present, then its
+//	              shootdown: armed, taken, acknowledged (4 cycles a page,
+//	              as TestOnTouchMigrationCycles), k = 0..15
+//	T+67+L+k      copy k booked on the GPU 0 -> GPU 1 link: the 16 pages'
+//	              218 wire cycles end at T+67+L+218, the last copy waits
+//	              for them and the 200-cycle latency: T+485+L
+//	T+486+L .. T+500+L   GPU 1's PTEs of pages 1..15
+//	T+501+L       page 0's;  T+502+L  answer registered;  T+503+L  taken
+func TestOnTouchPrefetchCycles(t *testing.T) {
+	wl := newPerBlock()
+	page5 := wl.access(workload.OpLoad)
+	page5.Addr[0] += 5 << 12
+	wl.ops = [][]workload.Op{{wl.access(workload.OpLoad)}, {compute(20000), wl.access(workload.OpLoad), compute(5000), page5}}
+	cfg := directedConfig(t, "ot-prefetch")
+	cfg.MultiGPU.MemoryPct = 200 // 32 frames a GPU: a batch takes at most 16
+	s, r, ev := run(t, cfg, wl)
+	require.Len(t, ev.remote[0], 1)
+	require.Len(t, ev.remote[1], 1, "page 5 came with page 0: no second fault")
+	T0 := ev.remote[0][0]
+	copied := T0 + 3 + faultL + 16*pciePage + pcieLatency
+	require.Len(t, ev.update[0], 32, "16 installs, then 16 invalidations")
+	for k := range 15 {
+		assert.Equal(t, copied+1+uint64(k), ev.update[0][k], "GPU 0's PTE of page %d", k+1)
+	}
+	assert.Equal(t, copied+16, ev.update[0][15], "GPU 0's PTE of page 0")
+	assert.Equal(t, []uint64{T0 + 21 + faultL + 2048 + 500}, ev.answer[0])
+
+	T := ev.remote[1][0]
+	for k := range 16 {
+		assert.Equal(t, T+3+faultL+4*uint64(k), ev.update[0][16+k], "GPU 0's PTE of page %d invalidated", k)
+	}
+	moved := T + 67 + faultL + nvlink16 + nvlinkLat
+	require.Len(t, ev.update[1], 16)
+	for k := range 15 {
+		assert.Equal(t, moved+1+uint64(k), ev.update[1][k], "GPU 1's PTE of page %d", k+1)
+	}
+	assert.Equal(t, T+501+faultL, ev.update[1][15])
+	assert.Equal(t, []uint64{T + 503 + faultL}, ev.answer[1])
+
+	assert.Equal(t, uint64(1), r.PerGPU[0].LocalFaults)
+	assert.Equal(t, uint64(1), r.PerGPU[1].LocalFaults)
+	assert.Equal(t, uint64(16), r.PerGPU[0].Migrations)
+	assert.Equal(t, uint64(15), r.PerGPU[0].Prefetched)
+	assert.Equal(t, uint64(16*4096), r.PerGPU[0].PCIeH2DBytes)
+	assert.Equal(t, uint64(16*4096), r.PerGPU[1].NVLinkBytes)
+	assert.Equal(t, uint64(16), r.PerGPU[0].Invalidations, "one shootdown per page")
+	for i := range 16 {
+		assert.Equal(t, uint16(1<<1), s.Driver.Table().Page(i).Holders, "page %d on GPU 1", i)
+	}
+}
+
+// TestPrefetchTreeRule: one GPU reads the first page of blocks 0, 1, 2, 3
+// and 4 of a 2 MB allocation. Block 0 comes whole (15 prefetched); block 1
+// fills its pair; block 2 makes the first four blocks 48 of 64 pages, more
+// than half, so block 3 comes too (31 prefetched) and the read of block 3
+// finds it; block 4 makes the first eight blocks 80 of 128 pages, so
+// blocks 5, 6 and 7 come with it (63 prefetched). Four faults move 128
+// pages; on-touch without the prefetcher takes five faults for five pages.
+func TestPrefetchTreeRule(t *testing.T) {
+	wl := &perBlock{allocs: []workload.Alloc{{Name: "data", Bytes: 2 << 20, Kind: workload.Managed}}}
+	workload.Layout(wl.allocs)
+	var reads []workload.Op
+	for b := range 5 {
+		op := wl.access(workload.OpLoad)
+		op.Addr[0] += uint64(b) << 16
+		reads = append(reads, op, compute(5000))
+	}
+	wl.ops = [][]workload.Op{reads}
+	s, r, _ := run(t, directedConfig(t, "ot-prefetch"), wl)
+	assert.Equal(t, uint64(4), r.PerGPU[0].LocalFaults)
+	assert.Equal(t, uint64(128), r.PerGPU[0].Migrations)
+	assert.Equal(t, uint64(15+15+31+63), r.PerGPU[0].Prefetched)
+	for i := range 512 {
+		assert.Equal(t, i < 128, s.Driver.Table().Page(i).Has(0), "page %d", i)
+	}
+	_, r, _ = run(t, directedConfig(t, "ot"), wl)
+	assert.Equal(t, uint64(5), r.PerGPU[0].LocalFaults)
+	assert.Equal(t, uint64(5), r.PerGPU[0].Migrations)
+}
+
+// TestPrefetchBatchTrimmed: a GPU of 11 frames (70% of 16 pages) takes
+// batches of at most 5 pages (half of its frames, rounded down): the read
+// of page 0 brings pages 1..4 and leaves the block's highest eleven.
+func TestPrefetchBatchTrimmed(t *testing.T) {
+	wl := newPerBlock()
+	wl.ops = [][]workload.Op{{wl.access(workload.OpLoad)}}
+	s, r, _ := run(t, directedConfig(t, "ot-prefetch"), wl)
+	assert.Equal(t, 11, s.FramesPerGPU)
+	assert.Equal(t, uint64(4), r.PerGPU[0].Prefetched)
+	for i := range 16 {
+		assert.Equal(t, i < 5, s.Driver.Table().Page(i).Has(0), "page %d", i)
+	}
+}
