@@ -304,7 +304,7 @@ func (in *Incomplete) MinUnits(c *Config) int {
 // under the multi-GPU placement scheme named here instead of run.policy.
 type MultiGPU struct {
 	GPUs   int    `toml:"gpus" min:"1" max:"16" doc:"GPUs; above 1 the run is the multi-GPU system of GRIT under multigpu.policy (1: the single-GPU system under run.policy)"`
-	Policy string `toml:"policy" oneof:"ot,ot-prefetch,first-touch,ideal,ac,dup,grit" doc:"multi-GPU page placement scheme (sim/multigpu): on-touch migration, on-touch with the tree prefetcher, first-touch pinning, GRIT's ideal, access-counter migration, duplication, GRIT (per-page scheme, [grit] section)"`
+	Policy string `toml:"policy" oneof:"ot,ot-prefetch,first-touch,ideal,ac,dup,grit,grit-prefetch" doc:"multi-GPU page placement scheme (sim/multigpu): on-touch migration, on-touch with the tree prefetcher, first-touch pinning, GRIT's ideal, access-counter migration, duplication, GRIT (per-page scheme, [grit] section), GRIT with the tree prefetcher"`
 	// GRIT Table I: "Configured to 70% of application's memory footprint".
 	MemoryPct       int     `toml:"memory_pct" min:"1" max:"1000" doc:"each GPU's memory as a percentage of the workload's footprint, in 4 KB pages (GRIT Table I: 70)"`
 	NVLinkGBs       float64 `toml:"nvlink_gbs" min:"1" max:"100000" doc:"bandwidth of each directed GPU-to-GPU NVLink in GB/s (10^9 bytes); the GPUs are fully connected"`

@@ -86,7 +86,7 @@ type Policy struct {
 
 // Names lists the multi-GPU policies in the order uvmsim list shows them.
 func Names() []string {
-	return []string{"ot", "ot-prefetch", "first-touch", "ideal", "ac", "dup", GritPolicy}
+	return []string{"ot", "ot-prefetch", "first-touch", "ideal", "ac", "dup", GritPolicy, GritPrefetchPolicy}
 }
 
 // Describe is a one-line summary of each multi-GPU policy.
@@ -97,7 +97,8 @@ var Describe = map[string]string{
 	"ideal":       "GRIT's ideal: only a page's first, cold fault costs; every later access is local and writes cost nothing (GRIT I)",
 	"ac":          "access-counter migration: remote mapping first, remote accesses counted per 64 KB group, migration at the threshold after an invalidation broadcast (GRIT II-B2)",
 	"dup":         "duplication: a read fault makes a read-only replica, a store's protection fault collapses every other replica (GRIT II-B3)",
-	GritPolicy:    "GRIT: every page starts on-touch; at grit.threshold faults the driver decides duplication (read only) or access-counter (written) and predicts the page's neighbours (GRIT V)",
+	GritPrefetchPolicy: "GRIT with the tree-based neighborhood prefetcher on the faults it serves by on-touch migration (GRIT VI-E, Fig. 30)",
+	GritPolicy:         "GRIT: every page starts on-touch; at grit.threshold faults the driver decides duplication (read only) or access-counter (written) and predicts the page's neighbours (GRIT V)",
 }
 
 // NewPolicy builds the named multi-GPU policy.
@@ -117,6 +118,8 @@ func NewPolicy(name string) (Policy, error) {
 		return Policy{Name: name, Decider: Uniform(pte.SchemeDuplication)}, nil
 	case GritPolicy:
 		return Policy{Name: name, Counters: true, Grit: true}, nil
+	case GritPrefetchPolicy:
+		return Policy{Name: name, Counters: true, Grit: true, Prefetch: true}, nil
 	}
 	return Policy{}, fmt.Errorf("multigpu.policy: unknown multi-GPU policy %q; allowed: %s", name, strings.Join(Names(), ", "))
 }
