@@ -311,6 +311,7 @@ type MultiGPU struct {
 	NVLinkLatency   int     `toml:"nvlink_latency_cycles" min:"0" max:"100000" doc:"cycles a remote line access or a page copy spends on NVLink besides its wire time"`
 	FaultLatencyUs  float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"host driver's handling time of one local or protection fault before it acts (GRIT gives none)"`
 	AccessThreshold int     `toml:"ac_threshold" min:"1" max:"65535" doc:"remote accesses of a GPU to a 64 KB group that migrate the page under ac (GRIT Table I: 256)"`
+	L2TLB           bool    `toml:"l2_tlb" doc:"each GPU's shared L2 TLB between its L1 TLBs and its GMMU (GRIT Table I: 512 entries, 16-way, 10 cycles; false: L1 misses walk at once)"`
 }
 
 // Grit is GRIT's per-page placement (package sim/grit) under
@@ -339,6 +340,7 @@ func multiGPUDefaults() MultiGPU {
 		// from dwarfing its accesses (docs/grit.md sweeps it).
 		FaultLatencyUs:  20,
 		AccessThreshold: 256, // GRIT Table I
+		L2TLB:           true, // GRIT Table I
 	}
 }
 

@@ -5,9 +5,9 @@
 // schemes GRIT starts from, all on one rtl simulator stepped in lockstep.
 //
 //	            ┌──────────────── GPU g (x N) ─────────────────┐
-//	dispatcher ─► SM[i] ◄─► L1 TLB[i] ── misses ─► walk arbiter ─► GMMU
-//	 (GPU first)  │  ▲          │ hits (tapped)              (local table,
-//	              │  │          ▼                             4 levels, PWC)
+//	dispatcher ─► SM[i] ◄─► L1 TLB[i] ── misses ─► walk arbiter ─► L2 TLB ─► GMMU
+//	 (GPU first)  │  ▲          │ hits (tapped)                (hits ┐)  (local table,
+//	              │  │          ▼                                      4 levels, PWC)
 //	              │  │      counters ── promotions ─┐              │
 //	              │  └─ fill + replay ── router ◄── protection check
 //	              │                        │ remote, not present,  │
@@ -25,8 +25,9 @@
 // ProtectionCheck stage after the GMMU, which turns a store's walk to a
 // read-only replica into a protection fault for the driver, and the
 // Counters tap on the L1 TLBs' responses, which counts local and remote
-// accesses and, under ac, raises promotions. GRIT Table I's shared L2 TLB
-// is not modelled: L1 misses go to the GMMU and its page-walk cache.
+// accesses and, under ac, raises promotions. L1 misses go to the shared L2
+// TLB (L2TLB: the blocks/tlb block at GRIT Table I's 512 entries, 16
+// ways, 10 cycles; multigpu.l2_tlb), its misses to the GMMU.
 //
 // # Topology and links
 //

@@ -22,6 +22,7 @@ type GPU struct {
 	SMs      []*gpu.SM
 	TLBs     []*tlb.TLB
 	Arbiter  *gpu.WalkArbiter
+	L2TLB    *L2TLB // nil without multigpu.l2_tlb
 	GMMU     *ptw.GMMU
 	Protect  *ProtectionCheck
 	Router   *gpu.Router
@@ -121,6 +122,10 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 			inv = append(inv, t.Inval)
 			ack = append(ack, t.InvalAck)
 		}
+		if gp.L2TLB != nil {
+			inv = append(inv, gp.L2TLB.TLB.Inval)
+			ack = append(ack, gp.L2TLB.TLB.InvalAck)
+		}
 		ports.Inval = append(ports.Inval, inv)
 		ports.InvalAck = append(ports.InvalAck, ack)
 	}
@@ -194,11 +199,21 @@ func (s *System) newGPU(g int, smCfg gpu.SMConfig, kernels []*workload.Kernel, p
 	if gp.GMMU, err = ptw.New(s.Sim, pre+"gmmu", wcfg, ptw.NewPorts(s.Sim, pre+"gmmu")); err != nil {
 		return nil, fmt.Errorf("gpu: %w", err)
 	}
-	if gp.Arbiter, err = gpu.NewWalkArbiter(s.Sim, pre+"walk_arbiter", gpu.WalkReqs(gp.SMs), gp.GMMU.Req); err != nil {
+	// L1 misses go to the shared L2 TLB (GRIT Table I), its misses to
+	// the GMMU; without it, to the GMMU.
+	walks, results := gp.GMMU.Req, gp.GMMU.Resp
+	if cfg.MultiGPU.L2TLB {
+		walks = rtl.NewDecoupledOf[ptw.Walk](s.Sim, pre+"l2tlb.in", ptw.WalkBits)
+		results = gpu.NewResolvedPort(s.Sim, pre+"l2tlb.out")
+		if gp.L2TLB, err = NewL2TLB(s.Sim, pre+"l2tlb", tlb.GRITL2Config(), walks, gp.GMMU, results); err != nil {
+			return nil, err
+		}
+	}
+	if gp.Arbiter, err = gpu.NewWalkArbiter(s.Sim, pre+"walk_arbiter", gpu.WalkReqs(gp.SMs), walks); err != nil {
 		return nil, err
 	}
 	checked := gpu.NewResolvedPort(s.Sim, pre+"protect.out")
-	gp.Protect = NewProtectionCheck(s.Sim, pre+"protect", gp.GMMU.Resp, checked)
+	gp.Protect = NewProtectionCheck(s.Sim, pre+"protect", results, checked)
 	var replays []*rtl.Decoupled[ptw.Walk]
 	for _, m := range gp.SMs {
 		replays = append(replays, m.Replay)
