@@ -339,7 +339,7 @@ func multiGPUDefaults() MultiGPU {
 		// us the UVM papers measure and keeps the scheme sweep's faults
 		// from dwarfing its accesses (docs/grit.md sweeps it).
 		FaultLatencyUs:  20,
-		AccessThreshold: 256, // GRIT Table I
+		AccessThreshold: 256,  // GRIT Table I
 		L2TLB:           true, // GRIT Table I
 	}
 }
