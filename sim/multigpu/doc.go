@@ -31,19 +31,32 @@
 //
 // # Topology and links
 //
-// NVLink is all-to-all point to point: every ordered GPU pair has its own
-// link of multigpu.nvlink_gbs (GRIT Table I's 300 GB/s NVLink-v2 read as
-// each directed link), so copies between different pairs never queue
-// behind one another. A page copy over a link takes its 4 KB wire time at
-// the link's bandwidth, booked on the link's budget, plus
-// multigpu.nvlink_latency_cycles. A load through a remote mapping reads
+// Every link is an instance of the single-GPU system's link block
+// (blocks/pcie: per direction an input register, an arbiter, a serializer
+// with an exact byte budget and a delay line), one port a direction
+// (System.newLinks, ChannelIndex):
+//
+//	        host
+//	   PCIe │ │ │ │   one link per GPU: pcie.bandwidth_gbs each way,
+//	      GPU0 ─ GPU1      pcie.rtt_us round trip (half each way)
+//	        │ ╳ │     NVLink: one link per GPU pair, all-to-all:
+//	      GPU2 ─ GPU3      multigpu.nvlink_gbs each way,
+//	                       multigpu.nvlink_latency_cycles each way
+//
+// GRIT Table I's 300 GB/s NVLink-v2 is read as each direction of each
+// pair's link, so copies between different pairs never queue behind one
+// another. A page copy is one 4 KB packet: the driver offers it on the
+// link's input, it is granted the next cycle, crosses the wire and the
+// delay line, and the driver takes it at the far end; the copies of one
+// prefetch batch follow one another on a link without a gap. A load
+// through a remote mapping reads
 // its lines from the owner at line granularity on the requesting GPU's
 // remote path (gpu.Memory's remote side, timed with the same NVLink
 // bandwidth and latency); stores through a remote mapping carry no data
 // in this model, as stores in the single-GPU system. Each GPU has its own
-// PCIe link to the host (GRIT Table I's PCIe-v4 32 GB/s, pcie.bandwidth_gbs
-// per direction, half of pcie.rtt_us per crossing): a cold page and an
-// evicted page cross it.
+// PCIe link to the host (GRIT Table I's PCIe-v4 32 GB/s): a cold page and
+// an evicted page cross it. The remote line reads are timed on their own
+// path and do not queue with page copies on the NVLink block.
 //
 // # Memory
 //

@@ -3,6 +3,7 @@ package multigpu
 import (
 	"fmt"
 
+	"github.com/uvmmu/uvmmu/blocks/pcie"
 	"github.com/uvmmu/uvmmu/blocks/pte"
 	"github.com/uvmmu/uvmmu/blocks/ptw"
 	"github.com/uvmmu/uvmmu/blocks/tlb"
@@ -21,6 +22,28 @@ type DriverPorts struct {
 	InvalAck [][]*rtl.Decoupled[tlb.Invalidate] // in: their acknowledgements
 	Host     *rtl.Decoupled[uint16]             // in: a host phase starts
 	HostDone *rtl.Decoupled[uint16]             // out: it is over
+	// Channels are the directed links a page copy takes, each one
+	// direction of a blocks/pcie link (Channel; ChannelIndex numbers them).
+	Channels []Channel
+}
+
+// Channel is one direction of a link, as the driver uses it: it sends a
+// page as one 4 KB packet on In and takes it from Out at the far end.
+type Channel struct {
+	In, Out *rtl.Decoupled[pcie.Packet]
+}
+
+// ChannelIndex numbers the directed links of n GPUs: host to GPU g (PCIe
+// host-to-device) is g, GPU g to host n+g, GPU a to GPU b (NVLink)
+// 2n+a*n+b; the entries a = b are unused. src and dst are GPUs or Host.
+func ChannelIndex(n, src, dst int) int {
+	switch {
+	case src == Host:
+		return dst
+	case dst == Host:
+		return n + src
+	}
+	return 2*n + src*n + dst
 }
 
 // DriverConfig is the driver's timing.
@@ -30,10 +53,6 @@ type DriverConfig struct {
 	// FaultCycles is the handling latency of a fault before the driver
 	// acts (multigpu.fault_latency_us).
 	FaultCycles uint64
-	// Link timing: a page copy takes the link's latency after its 4 KB
-	// have crossed at the link's byte time (2^-16 cycles per byte).
-	NVLinkByteTime, NVLinkLatency uint64
-	PCIeByteTime, PCIeLatency     uint64
 	// FaultQueue is each GPU's fault buffer entries.
 	FaultQueue int
 	// Blocks[b]: the 64 KB block b from BaseVPN belongs to an
@@ -86,6 +105,7 @@ type Driver struct {
 	policy  Policy
 	cur     plan
 	stats   []GPUStats
+	flight  int // this cycle's packets in flight (inFlight, less arrivals, plus the one sent)
 	sms     int
 
 	faults   []*rtl.Ring[ptw.Walk] // per GPU: the fault buffer
@@ -98,7 +118,8 @@ type Driver struct {
 	step        *rtl.Reg[uint16] // its current step
 	started     *rtl.Reg[bool]   // the current step's start actions are done
 	until       *rtl.Reg[uint64] // a timed step ends at this cycle
-	copyEnd     *rtl.Reg[uint64] // the cycle the plan's copies booked so far are over
+	inFlight    *rtl.Reg[uint16] // page packets sent and not yet arrived
+	tag         *rtl.Reg[uint64] // the next packet's tag: packets in a row differ
 	walk        *rtl.Reg[uint64] // the fault being served (Walk.Pack)
 	gpu         *rtl.Reg[uint8]  // its GPU
 	next        *rtl.Reg[uint8]  // the buffer favoured next
@@ -106,9 +127,6 @@ type Driver struct {
 	ansPTE      *rtl.Reg[pte.PTE]
 	inval       *rtl.Vec[uint64] // per GPU: TLBs still to receive the shootdown
 	acks        *rtl.Vec[uint64] // per GPU: TLBs whose acknowledgement is due
-	nvBusy      *rtl.Vec[uint64] // per directed GPU pair src*N+dst: fixed-point cycle the link is next free
-	h2dBusy     *rtl.Vec[uint64] // per GPU: its PCIe link, host to GPU
-	d2hBusy     *rtl.Vec[uint64] // per GPU: GPU to host
 	hostPending *rtl.Reg[bool]
 	hostPhase   *rtl.Reg[uint16]
 }
@@ -144,7 +162,8 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 	d.step = rtl.NewReg[uint16](b, "step", 16, 0)
 	d.started = rtl.NewFlag(b, "started", false)
 	d.until = rtl.NewReg[uint64](b, "until", 64, 0)
-	d.copyEnd = rtl.NewReg[uint64](b, "copy_end", 64, 0)
+	d.inFlight = rtl.NewReg[uint16](b, "in_flight", 16, 0)
+	d.tag = rtl.NewReg[uint64](b, "tag", pcie.TagBits, 0)
 	d.walk = rtl.NewReg[uint64](b, "walk", ptw.WalkBits, 0)
 	d.gpu = rtl.NewReg[uint8](b, "gpu", 4, 0)
 	d.next = rtl.NewReg[uint8](b, "next", 5, 0)
@@ -152,9 +171,15 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 	d.ansPTE = rtl.NewReg[pte.PTE](b, "answer_pte", 64, 0)
 	d.inval = rtl.NewVec[uint64](b, "inval", n, d.sms, 0)
 	d.acks = rtl.NewVec[uint64](b, "acks", n, d.sms, 0)
-	d.nvBusy = rtl.NewVec[uint64](b, "nvlink_busy", n*n, 64, 0)
-	d.h2dBusy = rtl.NewVec[uint64](b, "pcie_h2d_busy", n, 64, 0)
-	d.d2hBusy = rtl.NewVec[uint64](b, "pcie_d2h_busy", n, 64, 0)
+	if len(ports.Channels) != 2*n+n*n {
+		return nil, fmt.Errorf("multigpu: driver needs %d link channels for %d GPUs, got %d", 2*n+n*n, n, len(ports.Channels))
+	}
+	for _, c := range ports.Channels {
+		if c.In != nil {
+			c.In.Producer(b)
+			c.Out.Consumer(b)
+		}
+	}
 	d.hostPending = rtl.NewFlag(b, "host_pending", false)
 	d.hostPhase = rtl.NewReg[uint16](b, "host_phase", 16, 0)
 	ports.Host.Consumer(b)
@@ -212,6 +237,22 @@ func (d *Driver) Drive() {
 			}
 			d.InvalAck[g][k].Ready.Set(true)
 		}
+	}
+	// The current copy's packet, offered until its link takes it; the
+	// driver takes every packet that arrives.
+	send := -1
+	if cur != nil && cur.kind == opCopy && !d.started.Q() {
+		send = ChannelIndex(d.cfg.GPUs, int(cur.src), int(cur.dst))
+	}
+	for i, c := range d.Channels {
+		if c.In == nil {
+			continue
+		}
+		c.In.Valid.Set(i == send)
+		if i == send {
+			c.In.Bits.Set(pcie.Packet{Tag: d.tag.Q(), Bytes: 1 << gpu.PageShift})
+		}
+		c.Out.Ready.Set(true)
 	}
 	d.Host.Ready.Set(!d.hostPending.Q())
 	d.HostDone.Valid.Set(d.hostPending.Q())
@@ -299,6 +340,12 @@ func (d *Driver) Eval() {
 		running = len(d.cur.ops) > 0 && !answer
 		stay = true
 	}
+	d.flight = int(d.inFlight.Q())
+	for _, c := range d.Channels {
+		if c.Out != nil && c.Out.Fire() {
+			d.flight--
+		}
+	}
 	wake := rtl.Never
 	if d.running.Q() {
 		var busy bool
@@ -307,6 +354,9 @@ func (d *Driver) Eval() {
 	}
 	if answer != d.answer.Q() {
 		d.answer.Set(answer)
+	}
+	if d.flight != int(d.inFlight.Q()) {
+		d.inFlight.Set(uint16(d.flight))
 	}
 	pending := d.hostPending.Q()
 	switch {
@@ -400,17 +450,27 @@ func (d *Driver) advance(now uint64, answer bool) (busy bool, wake uint64, answe
 	done := false
 	wake = rtl.Never
 	switch o.kind {
-	case opWait, opCopy:
+	case opCopy:
+		// Sent when its link takes the packet; an asynchronous copy is
+		// then done, the others wait for every packet in flight.
+		if !d.started.Q() {
+			if !d.Channels[ChannelIndex(d.cfg.GPUs, int(o.src), int(o.dst))].In.Fire() {
+				return false, wake, answer, true
+			}
+			d.sent(o)
+			if !o.async {
+				d.started.Set(true)
+				return true, wake, answer, true
+			}
+			done = true
+			break
+		}
+		if done = d.flight == 0; !done {
+			return false, wake, answer, true
+		}
+	case opWait:
 		if !d.started.Q() {
 			end := now + d.cfg.FaultCycles + o.stall
-			if o.kind == opCopy {
-				end = max(d.copyDone(o, now), d.copyEnd.Q())
-				if o.async {
-					d.copyEnd.Set(end)
-					done = true
-					break
-				}
-			}
 			d.started.Set(true)
 			d.until.Set(end)
 			return end <= now+1, end, answer, true
@@ -483,26 +543,19 @@ func (d *Driver) shoot(o *op) bool {
 	return !left
 }
 
-// copyDone books the page copy on its link and returns the cycle its last
-// byte and the link latency are over.
-func (d *Driver) copyDone(o *op, now uint64) uint64 {
+// sent counts the page packet its link has just taken.
+func (d *Driver) sent(o *op) {
 	const page = 1 << gpu.PageShift
-	var busy *rtl.Reg[uint64]
-	var byteTime, latency uint64
 	switch {
 	case o.src == Host:
-		busy, byteTime, latency = d.h2dBusy.At(int(o.dst)), d.cfg.PCIeByteTime, d.cfg.PCIeLatency
 		d.stats[o.dst].PCIeH2DBytes += page
 	case o.dst == Host:
-		busy, byteTime, latency = d.d2hBusy.At(int(o.src)), d.cfg.PCIeByteTime, d.cfg.PCIeLatency
 		d.stats[o.src].PCIeD2HBytes += page
 	default:
-		busy, byteTime, latency = d.nvBusy.At(int(o.src)*d.cfg.GPUs+int(o.dst)), d.cfg.NVLinkByteTime, d.cfg.NVLinkLatency
 		d.stats[o.dst].NVLinkBytes += page
 	}
-	b := max(busy.Q(), now<<gpu.FixedPointBits) + page*byteTime
-	busy.Set(b)
-	return (b+1<<gpu.FixedPointBits-1)>>gpu.FixedPointBits + latency
+	d.flight++
+	d.tag.Set((d.tag.Q() + 1) & (1<<pcie.TagBits - 1))
 }
 
 func trailing(m uint16) int {

@@ -10,14 +10,15 @@ import (
 )
 
 // A 4 KB page over PCIe 4.0 at 32 GB/s and 1.0 GHz: 32 bytes a cycle,
-// 128 cycles a page (config.TransferTime: 2048/65536 cycles a byte, exact);
-// one direction of the 1 us round trip is 500 cycles. Over NVLink a page
-// is 13.625 cycles on the wire (218/65536 cycles a byte), so 16 pages back
-// to back are 218 cycles.
+// 128 cycles a page; one direction of the 1 us round trip is 500 cycles.
+// Over NVLink (300 bytes a cycle) 16 pages back to back are 65,536 / 300
+// = 218.45 cycles on the wire, 219 whole ones. Both are blocks/pcie links:
+// a packet is granted the cycle after the link takes it, and a packet
+// taken while its predecessor is on the wire follows it without a gap.
 const (
 	pciePage    = 128
 	pcieLatency = 500
-	nvlink16    = 218
+	nvlink16    = 219
 	nvlinkLat   = 200
 )
 
@@ -28,13 +29,14 @@ const (
 // driver takes GPU 0's walk:
 //
 //	T0, T0+1      buffered, taken;  T0+2..T0+2+L  fault latency
-//	T0+3+L+k      copy k of 16 booked on GPU 0's PCIe link (page 0, then
-//	              pages 1..15); the link is busy back to back, so page k's
-//	              last byte is at T0+3+L+128(k+1); the 16th copy waits
-//	              for it: T0+3+L+2048 and the 500-cycle latency
-//	T0+4+L+2048+500 .. +18     GPU 0's PTEs of pages 1..15 written
-//	T0+19+L+2048+500           page 0's PTE;  +20  answer registered
-//	T0+21+L+2048+500           GPU 0's router takes it
+//	T0+3+L        the first of 16 page packets (page 0, then pages 1..15)
+//	              enters GPU 0's PCIe link, granted at T0+4+L; the others
+//	              follow back to back, so page k's last byte is at
+//	              T0+4+L+128(k+1); the 16th copy waits for its packet:
+//	              T0+4+L+2048 and the 500-cycle latency
+//	T0+5+L+2048+500 .. +19     GPU 0's PTEs of pages 1..15 written
+//	T0+20+L+2048+500           page 0's PTE;  +21  answer registered
+//	T0+22+L+2048+500           GPU 0's router takes it
 //
 // From the cycle T of GPU 1's walk:
 //
@@ -42,11 +44,12 @@ const (
 //	T+3+L+4k      page k's PTE in GPU 0 written not present, then its
 //	              shootdown: armed, taken, acknowledged (4 cycles a page,
 //	              as TestOnTouchMigrationCycles), k = 0..15
-//	T+67+L+k      copy k booked on the GPU 0 -> GPU 1 link: the 16 pages'
-//	              218 wire cycles end at T+67+L+218, the last copy waits
-//	              for them and the 200-cycle latency: T+485+L
-//	T+486+L .. T+500+L   GPU 1's PTEs of pages 1..15
-//	T+501+L       page 0's;  T+502+L  answer registered;  T+503+L  taken
+//	T+67+L        the first packet enters the GPU 0 -> GPU 1 NVLink,
+//	              granted at T+68+L; the 16 pages' 219 wire cycles end at
+//	              T+68+L+219, the last copy waits for them and the
+//	              200-cycle latency: T+487+L
+//	T+488+L .. T+502+L   GPU 1's PTEs of pages 1..15
+//	T+503+L       page 0's;  T+504+L  answer registered;  T+505+L  taken
 func TestOnTouchPrefetchCycles(t *testing.T) {
 	wl := newPerBlock()
 	page5 := wl.access(workload.OpLoad)
@@ -58,25 +61,25 @@ func TestOnTouchPrefetchCycles(t *testing.T) {
 	require.Len(t, ev.remote[0], 1)
 	require.Len(t, ev.remote[1], 1, "page 5 came with page 0: no second fault")
 	T0 := ev.remote[0][0]
-	copied := T0 + 3 + faultL + 16*pciePage + pcieLatency
+	copied := T0 + 4 + faultL + 16*pciePage + pcieLatency
 	require.Len(t, ev.update[0], 32, "16 installs, then 16 invalidations")
 	for k := range 15 {
 		assert.Equal(t, copied+1+uint64(k), ev.update[0][k], "GPU 0's PTE of page %d", k+1)
 	}
 	assert.Equal(t, copied+16, ev.update[0][15], "GPU 0's PTE of page 0")
-	assert.Equal(t, []uint64{T0 + 21 + faultL + 2048 + 500}, ev.answer[0])
+	assert.Equal(t, []uint64{T0 + 22 + faultL + 2048 + 500}, ev.answer[0])
 
 	T := ev.remote[1][0]
 	for k := range 16 {
 		assert.Equal(t, T+3+faultL+4*uint64(k), ev.update[0][16+k], "GPU 0's PTE of page %d invalidated", k)
 	}
-	moved := T + 67 + faultL + nvlink16 + nvlinkLat
+	moved := T + 68 + faultL + nvlink16 + nvlinkLat
 	require.Len(t, ev.update[1], 16)
 	for k := range 15 {
 		assert.Equal(t, moved+1+uint64(k), ev.update[1][k], "GPU 1's PTE of page %d", k+1)
 	}
-	assert.Equal(t, T+501+faultL, ev.update[1][15])
-	assert.Equal(t, []uint64{T + 503 + faultL}, ev.answer[1])
+	assert.Equal(t, T+503+faultL, ev.update[1][15])
+	assert.Equal(t, []uint64{T + 505 + faultL}, ev.answer[1])
 
 	assert.Equal(t, uint64(1), r.PerGPU[0].LocalFaults)
 	assert.Equal(t, uint64(1), r.PerGPU[1].LocalFaults)
