@@ -36,12 +36,12 @@
 // with an exact byte budget and a delay line), one port a direction
 // (System.newLinks, ChannelIndex):
 //
-//	        host
-//	   PCIe │ │ │ │   one link per GPU: pcie.bandwidth_gbs each way,
-//	      GPU0 ─ GPU1      pcie.rtt_us round trip (half each way)
-//	        │ ╳ │     NVLink: one link per GPU pair, all-to-all:
-//	      GPU2 ─ GPU3      multigpu.nvlink_gbs each way,
-//	                       multigpu.nvlink_latency_cycles each way
+//	     host
+//	PCIe │ │ │ │   one link per GPU: pcie.bandwidth_gbs each way,
+//	   GPU0 ─ GPU1      pcie.rtt_us round trip (half each way)
+//	     │ ╳ │     NVLink: one link per GPU pair, all-to-all:
+//	   GPU2 ─ GPU3      multigpu.nvlink_gbs each way,
+//	                    multigpu.nvlink_latency_cycles each way
 //
 // GRIT Table I's 300 GB/s NVLink-v2 is read as each direction of each
 // pair's link, so copies between different pairs never queue behind one

@@ -151,7 +151,7 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 		GPUs: n, BaseVPN: layout.BaseVPN,
 		FaultCycles: cfg.Cycles(cfg.MultiGPU.FaultLatencyUs),
 		FaultQueue:  256,
-		Blocks:     allocatedBlocks(layout),
+		Blocks:      allocatedBlocks(layout),
 	}, table, pol, ports)
 	if err != nil {
 		return nil, err
