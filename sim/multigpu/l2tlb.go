@@ -119,10 +119,14 @@ func (l *L2TLB) Drive() {
 }
 
 // Eval moves the walks along.
+//
+// It reads the time only when a page-table write or a lookup result
+// arrives, so a stage with nothing moving sleeps until a port changes,
+// results held for a stalled router included.
 func (l *L2TLB) Eval() {
-	now := l.Now()
 	uvpn, written := uint64(0), l.updates.Fire()
 	if written {
+		now := l.Now()
 		uvpn = l.updates.Bits.Get()
 		k := int(now % uint64(l.written.Len()))
 		l.written.At(k).Set(uvpn + 1)
@@ -156,7 +160,7 @@ func (l *L2TLB) Eval() {
 	if l.TLB.Resp.Fire() {
 		r := l.TLB.Resp.Bits.Get()
 		w := ptw.Walk{VPN: r.VPN, Requester: r.Requester, Write: r.Write}
-		if r.Status == tlb.Hit && !(written && uvpn == r.VPN) && !l.writtenSince(r.VPN, now) {
+		if r.Status == tlb.Hit && !(written && uvpn == r.VPN) && !l.writtenSince(r.VPN, l.Now()) {
 			hitW, hitE, hitPush = w, l.TLB.Resp.PTE.Get(), true
 		} else {
 			missW, missPush = w, true
@@ -188,13 +192,6 @@ func (l *L2TLB) Eval() {
 	}
 	if fill != l.fill.Q() {
 		l.fill.Set(fill)
-	}
-	// Asleep until a walk, a result or a page-table write arrives; a
-	// write keeps the stage awake a cycle, since the next may carry the
-	// same bits and wake nothing.
-	if !written && !fill && !push && !missPush && !hitPush && !l.Walked.Fire() &&
-		l.in.Len() == 0 && l.misses.Len() == 0 && l.hits.count.Q() == 0 && l.walked.count.Q() == 0 {
-		l.Sleep()
 	}
 }
 
