@@ -185,7 +185,7 @@ type Unit struct {
 	mapValid *rtl.Reg[bool]
 
 	// Waiting requests.
-	reqValid *rtl.Vec[uint8]
+	reqValid *rtl.BitVec
 	reqWalk  *rtl.Vec[ptw.Walk]
 	waiting  *rtl.Reg[uint32]
 
@@ -246,7 +246,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*Unit, error) {
 	u.devPFgN = rtl.NewReg[uint64](b, "dev_pfgn", 32, 0)
 	u.mapSlot = rtl.NewReg[uint8](b, "map_slot", 6, 0)
 	u.mapValid = rtl.NewFlag(b, "map_valid", false)
-	u.reqValid = rtl.NewVec[uint8](b, "req_valid", cfg.Requests, 1, 0)
+	u.reqValid = rtl.NewBitVec(b, "req_valid", cfg.Requests)
 	u.reqWalk = rtl.NewVecOf(b, "req_walk", cfg.Requests, ptw.WalkBits, ptw.Walk{})
 	u.waiting = rtl.NewReg[uint32](b, "waiting", 16, 0)
 	u.repValid = rtl.NewFlag(b, "rep_valid", false)
@@ -372,6 +372,7 @@ func (u *Unit) Eval() {
 
 	u.applyResident()
 	u.setupQ.Update(u.queued, u.queuedSlot, 0, u.dequeued)
+	u.reqValid.Flush()
 	if free != u.freeMask.Q() {
 		u.freeMask.Set(free)
 	}
@@ -400,7 +401,7 @@ func (u *Unit) evalArrival(free *uint64) (uint32, uint64) {
 		u.start(free, g, u.Remote.PTE.Get().Frame()/PagesPerGroup, w.VPN)
 	}
 	i := u.freeRequest()
-	u.reqValid.At(i).Set(1)
+	u.reqValid.Put(i, true)
 	u.reqWalk.At(i).Set(w)
 	return waiting + 1, g
 }
@@ -437,12 +438,20 @@ func (u *Unit) start(free *uint64, g, hostFG, vpn uint64) {
 	u.queued, u.queuedSlot = true, uint8(slot)
 }
 
+// inUse is the slots not free (the complement of the free mask): the
+// searches of the migration table visit only them.
+func (u *Unit) inUse() uint64 {
+	used := ^u.freeMask.Q()
+	if u.cfg.Slots < 64 {
+		used &= uint64(1)<<u.cfg.Slots - 1
+	}
+	return used
+}
+
 // find returns the slot migrating page-group g in or out, or -1.
 func (u *Unit) find(g uint64) int {
-	for slot := range u.cfg.Slots {
-		if u.state.At(slot).Q() == slotFree {
-			continue
-		}
+	for set := u.inUse(); set != 0; set &= set - 1 {
+		slot := bits.TrailingZeros64(set)
 		if u.vpgn.At(slot).Q() == g || (u.swap.At(slot).Q() != 0 && u.evicted.At(slot).Q() == 0 && u.victim.At(slot).Q() == g) {
 			return slot
 		}
@@ -451,12 +460,7 @@ func (u *Unit) find(g uint64) int {
 }
 
 func (u *Unit) freeRequest() int {
-	for i := range u.cfg.Requests {
-		if u.reqValid.At(i).Q() == 0 {
-			return i
-		}
-	}
-	return -1
+	return rtl.FirstClear(u.cfg.Requests, u.reqValid)
 }
 
 // evalSetup advances the set-up engine by one step.
@@ -591,8 +595,8 @@ func (u *Unit) evalLanding(free *uint64, arriving uint64) bool {
 			u.mapValid.Set(false)
 		}
 	} else {
-		for slot := range u.cfg.Slots {
-			if u.state.At(slot).Q() == slotMoving && u.landed.At(slot).Q() == 1<<PagesPerGroup-1 && u.mapped.At(slot).Q() == 0 {
+		for set := u.inUse(); set != 0; set &= set - 1 {
+			if slot := bits.TrailingZeros64(set); u.state.At(slot).Q() == slotMoving && u.landed.At(slot).Q() == 1<<PagesPerGroup-1 && u.mapped.At(slot).Q() == 0 {
 				u.mapSlot.Set(uint8(slot))
 				u.mapValid.Set(true)
 				busy = true
@@ -602,7 +606,8 @@ func (u *Unit) evalLanding(free *uint64, arriving uint64) bool {
 	}
 	// Retire a slot once mapped, its victim (if any) home, and no request
 	// waits on, or arrives for, either page-group.
-	for slot := range u.cfg.Slots {
+	for set := u.inUse(); set != 0; set &= set - 1 {
+		slot := bits.TrailingZeros64(set)
 		if u.state.At(slot).Q() != slotMoving || u.mapped.At(slot).Q() == 0 || (u.swap.At(slot).Q() != 0 && u.evicted.At(slot).Q() == 0) {
 			continue
 		}
@@ -620,13 +625,12 @@ func (u *Unit) evalLanding(free *uint64, arriving uint64) bool {
 // referenced reports a waiting request for the slot's page-groups.
 func (u *Unit) referenced(slot int) bool {
 	g, v, swap := u.vpgn.At(slot).Q(), u.victim.At(slot).Q(), u.swap.At(slot).Q() != 0
-	for i := range u.cfg.Requests {
-		if u.reqValid.At(i).Q() == 0 {
-			continue
-		}
-		rg := u.reqWalk.At(i).Q().VPN / PagesPerGroup
-		if rg == g || (swap && rg == v) {
-			return true
+	for wi := range u.reqValid.Words() {
+		for set := u.reqValid.Word(wi); set != 0; set &= set - 1 {
+			rg := u.reqWalk.At(wi*64+bits.TrailingZeros64(set)).Q().VPN / PagesPerGroup
+			if rg == g || (swap && rg == v) {
+				return true
+			}
 		}
 	}
 	return false
@@ -643,34 +647,35 @@ func (u *Unit) evalReply(waiting uint32, free *uint64) (uint32, bool) {
 			return waiting, true
 		}
 		skip = int(u.repIndex.Q())
-		u.reqValid.At(skip).Set(0)
+		u.reqValid.Put(skip, false)
 		waiting--
 		busy = true
 	}
 	offer := false
 	canStart := !u.Remote.Fire() && *free == u.freeMask.Q() && *free != 0
-	for i := range u.cfg.Requests {
-		if i == skip || u.reqValid.At(i).Q() == 0 {
-			continue
+search:
+	for wi := range u.reqValid.Words() {
+		for set := u.reqValid.Word(wi); set != 0; set &= set - 1 {
+			i := wi*64 + bits.TrailingZeros64(set)
+			if i == skip {
+				continue
+			}
+			w := u.reqWalk.At(i).Q()
+			e, st := u.answer(w.VPN)
+			switch {
+			case st == answerLocal:
+				u.repIndex.Set(uint32(i))
+				u.repWalk.Set(w)
+				u.repPTE.Set(e)
+				offer, busy = true, true
+				break search
+			case st == answerRestart && canStart:
+				// Its page-group went back to the host while it waited:
+				// migrate it again, from where the eviction put it.
+				u.start(free, w.VPN/PagesPerGroup, e.Frame()/PagesPerGroup, w.VPN)
+				canStart, busy = false, true
+			}
 		}
-		w := u.reqWalk.At(i).Q()
-		e, st := u.answer(w.VPN)
-		switch {
-		case st == answerLocal:
-			u.repIndex.Set(uint32(i))
-			u.repWalk.Set(w)
-			u.repPTE.Set(e)
-			offer, busy = true, true
-		case st == answerRestart && canStart:
-			// Its page-group went back to the host while it waited:
-			// migrate it again, from where the eviction put it.
-			u.start(free, w.VPN/PagesPerGroup, e.Frame()/PagesPerGroup, w.VPN)
-			canStart, busy = false, true
-			continue
-		default:
-			continue
-		}
-		break
 	}
 	if offer != u.repValid.Q() {
 		u.repValid.Set(offer)
@@ -691,8 +696,9 @@ const (
 // migrated again from.
 func (u *Unit) answer(vpn uint64) (pte.PTE, int) {
 	g, k := vpn/PagesPerGroup, int(vpn%PagesPerGroup)
-	for slot := range u.cfg.Slots {
-		if u.state.At(slot).Q() != slotFree && u.vpgn.At(slot).Q() == g {
+	inUse := u.inUse()
+	for set := inUse; set != 0; set &= set - 1 {
+		if slot := bits.TrailingZeros64(set); u.vpgn.At(slot).Q() == g {
 			if u.landed.At(slot).Q()&(1<<k) != 0 && !u.writer.LandingAt(vpn) {
 				return pte.Local(LocalFrame(u.pfgn.At(slot).Q(), k)), answerLocal
 			}
@@ -702,8 +708,8 @@ func (u *Unit) answer(vpn uint64) (pte.PTE, int) {
 	if e := u.frameOf.At(int(g - u.cfg.FirstGroup)).Q(); e>>32 != 0 {
 		return pte.Local(LocalFrame(e&(1<<32-1), k)), answerLocal
 	}
-	for slot := range u.cfg.Slots {
-		if u.state.At(slot).Q() != slotFree && u.swap.At(slot).Q() != 0 && u.victim.At(slot).Q() == g {
+	for set := inUse; set != 0; set &= set - 1 {
+		if slot := bits.TrailingZeros64(set); u.swap.At(slot).Q() != 0 && u.victim.At(slot).Q() == g {
 			if u.evicted.At(slot).Q() != 0 {
 				return pte.Remote(LocalFrame(u.hostFG.At(slot).Q(), k)), answerRestart
 			}

@@ -2,17 +2,10 @@ package ptw
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/uvmmu/uvmmu/blocks/pte"
 	"github.com/uvmmu/uvmmu/rtl"
-)
-
-// Pool entry states.
-const (
-	entryFree    = 0
-	entryWaiting = 1 // needs a walker
-	entryMerged  = 2 // waits for the walk of the same VPN already under way
-	entryAnswer  = 3 // that walk finished; answered when the result port is free
 )
 
 // pwcShift is how many VPN bits one leaf page-table page covers (512 PTEs
@@ -34,19 +27,23 @@ type GMMU struct {
 	cfg   Config
 	depth uint32
 
-	// Walk queue: a pool of requests, served oldest first.
-	state   *rtl.Vec[uint8]
-	vpn     *rtl.Vec[uint64]
-	who     *rtl.Vec[uint16]
-	write   *rtl.Vec[uint8] // the request's own write bit, kept when merged
-	age     *rtl.Vec[uint64]
-	count   *rtl.Reg[uint32] // entries in use
-	waiting *rtl.Reg[uint32] // entries in state waiting
-	answers *rtl.Reg[uint32] // entries in state answer
-	seq     *rtl.Reg[uint64] // age of the next request
+	// Walk queue: a pool of requests, served oldest first. An entry is in
+	// at most one state, each a bit vector over the entries; an entry in
+	// none is free.
+	waitingSet *rtl.BitVec // needs a walker
+	mergedSet  *rtl.BitVec // waits for the walk of the same VPN already under way
+	answerSet  *rtl.BitVec // that walk finished; answered when the result port is free
+	vpn        *rtl.Vec[uint64]
+	who        *rtl.Vec[uint16]
+	write      *rtl.Vec[uint8] // the request's own write bit, kept when merged
+	age        *rtl.Vec[uint64]
+	count      *rtl.Reg[uint32] // entries in use
+	waiting    *rtl.Reg[uint32] // entries in state waiting
+	answers    *rtl.Reg[uint32] // entries in state answer
+	seq        *rtl.Reg[uint64] // age of the next request
 
 	// Walkers.
-	busy   *rtl.Vec[uint8]
+	busy   *rtl.BitVec
 	wVPN   *rtl.Vec[uint64]
 	wWho   *rtl.Vec[uint16]
 	wWrite *rtl.Vec[uint8]
@@ -106,7 +103,9 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*GMMU, error) {
 	s.Add(g, path)
 	b := &g.Base
 	q, w := cfg.QueueDepth, cfg.Walkers
-	g.state = rtl.NewVec[uint8](b, "q_state", q, 2, entryFree)
+	g.waitingSet = rtl.NewBitVec(b, "q_waiting_set", q)
+	g.mergedSet = rtl.NewBitVec(b, "q_merged_set", q)
+	g.answerSet = rtl.NewBitVec(b, "q_answer_set", q)
 	g.vpn = rtl.NewVec[uint64](b, "q_vpn", q, pte.VPNBits, 0)
 	g.who = rtl.NewVec[uint16](b, "q_who", q, pte.RequesterBits, 0)
 	g.write = rtl.NewVec[uint8](b, "q_write", q, 1, 0)
@@ -115,7 +114,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*GMMU, error) {
 	g.waiting = rtl.NewReg[uint32](b, "q_waiting", 13, 0)
 	g.answers = rtl.NewReg[uint32](b, "q_answers", 13, 0)
 	g.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
-	g.busy = rtl.NewVec[uint8](b, "w_busy", w, 1, 0)
+	g.busy = rtl.NewBitVec(b, "w_busy", w)
 	g.wVPN = rtl.NewVec[uint64](b, "w_vpn", w, pte.VPNBits, 0)
 	g.wWho = rtl.NewVec[uint16](b, "w_who", w, pte.RequesterBits, 0)
 	g.wWrite = rtl.NewVec[uint8](b, "w_write", w, 1, 0)
@@ -211,13 +210,13 @@ func (g *GMMU) Eval() {
 		case answerEntry >= 0 && (doneWalker < 0 || g.age.At(answerEntry).Q() < g.wAge.At(doneWalker).Q()):
 			doneWalker = -1
 			w = Walk{VPN: g.vpn.At(answerEntry).Q(), Requester: g.who.At(answerEntry).Q(), Write: g.write.At(answerEntry).Q() == 1}
-			g.state.At(answerEntry).Set(entryFree)
+			g.answerSet.Put(answerEntry, false)
 			nextCount--
 			nextAnswers--
 		case doneWalker >= 0:
 			answerEntry = -1
 			w = Walk{VPN: g.wVPN.At(doneWalker).Q(), Requester: g.wWho.At(doneWalker).Q(), Write: g.wWrite.At(doneWalker).Q() == 1}
-			g.busy.At(doneWalker).Set(0)
+			g.busy.Put(doneWalker, false)
 			nextActive--
 			nextAnswers += g.answerMerged(w.VPN)
 		}
@@ -241,13 +240,13 @@ func (g *GMMU) Eval() {
 		if e := es.waiting; e >= 0 {
 			active = true
 			v := g.vpn.At(e).Q()
-			g.busy.At(w).Set(1)
+			g.busy.Put(w, true)
 			g.wVPN.At(w).Set(v)
 			g.wWho.At(w).Set(g.who.At(e).Q())
 			g.wWrite.At(w).Set(g.write.At(e).Q())
 			g.wAge.At(w).Set(g.age.At(e).Q())
 			g.doneAt.At(w).Set(now + g.cfg.WalkCycles(g.pwcLookup(v)) - 1)
-			g.state.At(e).Set(entryFree)
+			g.waitingSet.Put(e, false)
 			g.walks.Set(g.walks.Q() + 1)
 			nextCount--
 			nextWaiting--
@@ -264,14 +263,13 @@ func (g *GMMU) Eval() {
 		if e < 0 {
 			panic(fmt.Sprintf("ptw: %s accepted a request with no free queue entry", g.Path()))
 		}
-		st := uint8(entryWaiting)
 		if (ws.match >= 0 && ws.match != doneWalker) || ws.matches > 1 || es.match {
-			st = entryMerged
+			g.mergedSet.Put(e, true)
 			g.merged.Set(g.merged.Q() + 1)
 		} else {
+			g.waitingSet.Put(e, true)
 			nextWaiting++
 		}
-		g.state.At(e).Set(st)
 		g.vpn.At(e).Set(r.VPN)
 		g.who.At(e).Set(r.Requester)
 		g.write.At(e).Set(b2u(r.Write))
@@ -279,6 +277,10 @@ func (g *GMMU) Eval() {
 		g.seq.Set(g.seq.Q() + 1)
 		nextCount++
 	}
+	g.waitingSet.Flush()
+	g.mergedSet.Flush()
+	g.answerSet.Flush()
+	g.busy.Flush()
 	setIfChanged(g.count, nextCount)
 	setIfChanged(g.waiting, nextWaiting)
 	setIfChanged(g.answers, nextAnswers)
@@ -338,105 +340,95 @@ type walkerSearch struct {
 	matches int // busy walkers of that VPN
 }
 
-// searchWalkers looks at every walker once: for the oldest finished walk,
-// a free walker, and, if want, the walks of vpn. Without wantDone and
-// want, it looks only for a free walker, if wantFree, and stops at the
-// first; the fields not asked for are then meaningless.
+// searchWalkers looks at the busy walkers once: for the oldest finished
+// walk, a free walker (the lowest idle one), and, if want, the walks of
+// vpn. Without wantDone and want, it looks only for a free walker, if
+// wantFree; the fields not asked for are then meaningless.
 func (g *GMMU) searchWalkers(now uint64, wantDone, wantFree, want bool, vpn uint64) walkerSearch {
 	r := walkerSearch{done: -1, free: -1, match: -1}
-	if g.active.Q() == 0 {
-		if g.busy.Len() > 0 {
-			r.free = 0
-		}
-		return r
+	if wantFree || wantDone || want {
+		r.free = rtl.FirstClear(g.busy.Len(), g.busy)
 	}
-	if !wantDone && !want {
-		for w := 0; wantFree && w < g.busy.Len(); w++ {
-			if g.busy.At(w).Q() != 1 {
-				r.free = w
-				break
-			}
-		}
+	if g.active.Q() == 0 || (!wantDone && !want) {
 		return r
 	}
 	doneAge := uint64(0)
-	for w := range g.busy.Len() {
-		if g.busy.At(w).Q() != 1 {
-			if r.free < 0 {
-				r.free = w
+	for wi := range g.busy.Words() {
+		for set := g.busy.Word(wi); set != 0; set &= set - 1 {
+			w := wi*64 + bits.TrailingZeros64(set)
+			if g.doneAt.At(w).Q() <= now {
+				if a := g.wAge.At(w).Q(); r.done < 0 || a < doneAge {
+					r.done, doneAge = w, a
+				}
 			}
-			continue
-		}
-		if g.doneAt.At(w).Q() <= now {
-			if a := g.wAge.At(w).Q(); r.done < 0 || a < doneAge {
-				r.done, doneAge = w, a
+			if want && g.wVPN.At(w).Q() == vpn {
+				if r.match < 0 {
+					r.match = w
+				}
+				r.matches++
 			}
-		}
-		if want && g.wVPN.At(w).Q() == vpn {
-			if r.match < 0 {
-				r.match = w
-			}
-			r.matches++
 		}
 	}
 	return r
 }
 
-// entrySearch is what one pass over the walk queue finds.
+// entrySearch is what one search of the walk queue finds.
 type entrySearch struct {
 	answer  int  // the oldest answered merged request, or -1
 	waiting int  // the oldest request waiting for a walker, or -1
-	free    int  // the first free entry, or -1
+	free    int  // the lowest free entry, or -1
 	match   bool // a request of the VPN searched for waits for a walker
 }
 
-// searchEntries looks at every queue entry once: for the oldest answered
-// and the oldest waiting request, a free entry, and, if want, a waiting
-// request of vpn. The entry chosen as free is free at the start of the
-// cycle, so it never collides with one freed in the same cycle.
-//
-// Only the results asked for are meaningful: the oldest answered request
-// if wantAnswer, the oldest waiting one if wantWaiting, the free entry and
-// the match if want. Without the first two and with no request waiting,
-// it stops at the first free entry.
+// searchEntries finds the oldest answered request if wantAnswer, the
+// oldest waiting one if wantWaiting, and, if want, a free entry and
+// whether a waiting request is of vpn; it visits only the entries in the
+// states asked about. The entry chosen as free is free at the start of
+// the cycle, so it never collides with one freed in the same cycle.
 func (g *GMMU) searchEntries(wantAnswer, wantWaiting, want bool, vpn uint64) entrySearch {
 	r := entrySearch{answer: -1, waiting: -1, free: -1}
-	if g.count.Q() == 0 {
-		if g.state.Len() > 0 {
-			r.free = 0
-		}
-		return r
+	if want {
+		r.free = rtl.FirstClear(g.waitingSet.Len(), g.waitingSet, g.mergedSet, g.answerSet)
 	}
-	if !wantAnswer && !wantWaiting && (!want || g.waiting.Q() == 0) {
-		for e := 0; want && e < g.state.Len(); e++ {
-			if g.state.At(e).Q() == entryFree {
-				r.free = e
-				break
-			}
-		}
-		return r
+	if wantAnswer {
+		r.answer = g.oldest(g.answerSet)
 	}
-	answerAge, waitingAge := uint64(0), uint64(0)
-	for e := range g.state.Len() {
-		switch g.state.At(e).Q() {
-		case entryFree:
-			if r.free < 0 {
-				r.free = e
-			}
-		case entryAnswer:
-			if a := g.age.At(e).Q(); r.answer < 0 || a < answerAge {
-				r.answer, answerAge = e, a
-			}
-		case entryWaiting:
-			if a := g.age.At(e).Q(); r.waiting < 0 || a < waitingAge {
-				r.waiting, waitingAge = e, a
-			}
-			if want && !r.match && g.vpn.At(e).Q() == vpn {
-				r.match = true
-			}
-		}
+	if wantWaiting {
+		r.waiting = g.oldest(g.waitingSet)
+	}
+	if want {
+		r.match = g.waitingFor(vpn)
 	}
 	return r
+}
+
+// oldest is the entry of v with the lowest age, or -1.
+func (g *GMMU) oldest(v *rtl.BitVec) int {
+	e, age := -1, uint64(0)
+	for wi := range v.Words() {
+		for set := v.Word(wi); set != 0; set &= set - 1 {
+			i := wi*64 + bits.TrailingZeros64(set)
+			if a := g.age.At(i).Q(); e < 0 || a < age {
+				e, age = i, a
+			}
+		}
+	}
+	return e
+}
+
+// waitingFor reports whether a request of vpn waits for a walker.
+func (g *GMMU) waitingFor(vpn uint64) bool {
+	if g.waiting.Q() == 0 {
+		return false
+	}
+	for wi := range g.waitingSet.Words() {
+		for set := g.waitingSet.Word(wi); set != 0; set &= set - 1 {
+			if g.vpn.At(wi*64+bits.TrailingZeros64(set)).Q() == vpn {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // answerMerged marks every request merged into the walk of vpn as answered;
@@ -448,10 +440,13 @@ func (g *GMMU) answerMerged(vpn uint64) uint32 {
 	if g.count.Q() == g.waiting.Q()+g.answers.Q() {
 		return 0 // no merged entries
 	}
-	for e := range g.state.Len() {
-		if g.state.At(e).Q() == entryMerged && g.vpn.At(e).Q() == vpn {
-			g.state.At(e).Set(entryAnswer)
-			n++
+	for wi := range g.mergedSet.Words() {
+		for set := g.mergedSet.Word(wi); set != 0; set &= set - 1 {
+			if e := wi*64 + bits.TrailingZeros64(set); g.vpn.At(e).Q() == vpn {
+				g.mergedSet.Put(e, false)
+				g.answerSet.Put(e, true)
+				n++
+			}
 		}
 	}
 	return n
@@ -487,9 +482,9 @@ func (g *GMMU) pwcLookup(vpn uint64) bool {
 // sleep lets an idle GMMU skip to the next walk that reaches its leaf read.
 func (g *GMMU) sleep(now uint64) {
 	wake := rtl.Never
-	for w := range g.busy.Len() {
-		if g.busy.At(w).Q() == 1 {
-			if t := g.doneAt.At(w).Q(); t > now {
+	for wi := range g.busy.Words() {
+		for set := g.busy.Word(wi); set != 0; set &= set - 1 {
+			if t := g.doneAt.At(wi*64 + bits.TrailingZeros64(set)).Q(); t > now {
 				wake = min(wake, t)
 			}
 		}

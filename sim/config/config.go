@@ -304,13 +304,14 @@ func (in *Incomplete) MinUnits(c *Config) int {
 // under the multi-GPU placement scheme named here instead of run.policy.
 type MultiGPU struct {
 	GPUs   int    `toml:"gpus" min:"1" max:"16" doc:"GPUs; above 1 the run is the multi-GPU system of GRIT under multigpu.policy (1: the single-GPU system under run.policy)"`
-	Policy string `toml:"policy" oneof:"ot,first-touch,ideal,ac,dup,grit" doc:"multi-GPU page placement scheme (sim/multigpu): on-touch migration, first-touch pinning, GRIT's ideal, access-counter migration, duplication, GRIT (per-page scheme, [grit] section)"`
+	Policy string `toml:"policy" oneof:"ot,ot-prefetch,first-touch,ideal,ac,dup,grit,grit-prefetch" doc:"multi-GPU page placement scheme (sim/multigpu): on-touch migration, on-touch with the tree prefetcher, first-touch pinning, GRIT's ideal, access-counter migration, duplication, GRIT (per-page scheme, [grit] section), GRIT with the tree prefetcher"`
 	// GRIT Table I: "Configured to 70% of application's memory footprint".
 	MemoryPct       int     `toml:"memory_pct" min:"1" max:"1000" doc:"each GPU's memory as a percentage of the workload's footprint, in 4 KB pages (GRIT Table I: 70)"`
-	NVLinkGBs       float64 `toml:"nvlink_gbs" min:"1" max:"100000" doc:"bandwidth of each directed GPU-to-GPU NVLink in GB/s (10^9 bytes); the GPUs are fully connected"`
-	NVLinkLatency   int     `toml:"nvlink_latency_cycles" min:"0" max:"100000" doc:"cycles a remote line access or a page copy spends on NVLink besides its wire time"`
+	NVLinkGBs       float64 `toml:"nvlink_gbs" limit:"pcie.BandwidthMBps" doc:"bandwidth of each directed GPU-to-GPU NVLink in GB/s (10^9 bytes); the GPUs are fully connected"`
+	NVLinkLatency   int     `toml:"nvlink_latency_cycles" min:"1" max:"65536" doc:"cycles a remote line access or a page copy spends on NVLink besides its wire time (each way: the link block's round trip is twice it)"`
 	FaultLatencyUs  float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"host driver's handling time of one local or protection fault before it acts (GRIT gives none)"`
 	AccessThreshold int     `toml:"ac_threshold" min:"1" max:"65535" doc:"remote accesses of a GPU to a 64 KB group that migrate the page under ac (GRIT Table I: 256)"`
+	L2TLB           bool    `toml:"l2_tlb" doc:"each GPU's shared L2 TLB between its L1 TLBs and its GMMU (GRIT Table I: 512 entries, 16-way, 10 cycles; false: L1 misses walk at once)"`
 }
 
 // Grit is GRIT's per-page placement (package sim/grit) under
@@ -338,7 +339,8 @@ func multiGPUDefaults() MultiGPU {
 		// us the UVM papers measure and keeps the scheme sweep's faults
 		// from dwarfing its accesses (docs/grit.md sweeps it).
 		FaultLatencyUs:  20,
-		AccessThreshold: 256, // GRIT Table I
+		AccessThreshold: 256,  // GRIT Table I
+		L2TLB:           true, // GRIT Table I
 	}
 }
 

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -111,6 +112,9 @@ type Experiment struct {
 	Title string
 	Specs func(Params) []Spec
 	Build func(Params, Lookup) Figure
+	// Doc, when set, writes the experiment as Markdown (<Name>.md beside
+	// the figure's CSV), the source of its page's generated section.
+	Doc func(io.Writer, Params, Lookup) error
 }
 
 // Experiments lists the figure experiments in the paper's order.
@@ -121,7 +125,7 @@ func Experiments() []Experiment {
 		{Name: "fig5", Title: "UVMMU execution time under each eviction policy (UVMMU Fig. 5)", Specs: fig5Specs, Build: fig5Build},
 		{Name: "fig6", Title: "Execution time versus oversubscription ratio (UVMMU Fig. 6)", Specs: fig6Specs, Build: fig6Build},
 		{Name: "migration-latency", Title: "UVMMU migration latency, free destination versus swap (UVMMU Section V-A)", Specs: latencySpecs, Build: latencyBuild},
-		{Name: IncompleteName, Title: "Incomplete pages versus complete 2 MB pages, normalised to copy+execute (incomplete-pages Fig. 2)", Specs: incompleteSpecs, Build: incompleteBuild},
+		{Name: IncompleteName, Title: "Incomplete pages versus complete 2 MB pages, normalised to copy+execute (incomplete-pages Fig. 2)", Specs: incompleteSpecs, Build: incompleteBuild, Doc: WriteIncompleteDoc},
 	}
 }
 

@@ -32,11 +32,12 @@ const (
 	GritThresholdName  = "grit-threshold"   // Fig. 21: thresholds 2, 4, 8, 16
 	GritGPUsName       = "grit-gpus"        // Figs. 22-24: 2, 4, 8, 16 GPUs
 	GritFirstTouchName = "grit-first-touch" // Fig. 29: GRIT vs first-touch
+	GritPrefetchName   = "grit-prefetch"    // Fig. 30: GRIT vs ot, both with prefetching
 	GritValidateName   = "grit-validate"    // every row of grit.ValidationRows
 )
 
 // GritStudyNames lists the GRIT evaluation commands.
-var GritStudyNames = []string{GritName, GritFaultsName, GritAblationName, GritThresholdName, GritGPUsName, GritFirstTouchName, GritValidateName}
+var GritStudyNames = []string{GritName, GritFaultsName, GritAblationName, GritThresholdName, GritGPUsName, GritFirstTouchName, GritPrefetchName, GritValidateName}
 
 // GritPoint is one configuration of a study: a row's scheme name
 // (grit.Row.Scheme, Baseline) at a GPU count.
@@ -53,6 +54,12 @@ func (p GritPoint) apply(cfg *config.Config) error {
 	case grit.SchemeOnTouch, grit.SchemeAccessCtr, grit.SchemeDuplication, grit.SchemeFirstTouch, grit.SchemeGRIT:
 		cfg.MultiGPU.Policy = p.Name
 		return nil
+	case grit.SchemeOTPrefetch:
+		cfg.MultiGPU.Policy = "ot-prefetch"
+		return nil
+	case grit.SchemeGRITPrefetch:
+		cfg.MultiGPU.Policy = multigpu.GritPrefetchPolicy
+		return nil
 	}
 	cfg.MultiGPU.Policy = multigpu.GritPolicy
 	for _, a := range grit.Ablation() {
@@ -67,7 +74,7 @@ func (p GritPoint) apply(cfg *config.Config) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("no configuration for %q (GRIT's prefetching is not modelled)", p.Name)
+	return fmt.Errorf("no configuration for %q", p.Name)
 }
 
 // GritStudy is one command's points, the figure's reference and its rows.
@@ -109,12 +116,16 @@ func NewGritStudy(name string, gpus []int) (GritStudy, error) {
 		}
 	case GritFirstTouchName:
 		at(g, grit.SchemeOnTouch, grit.SchemeFirstTouch, grit.SchemeGRIT)
+	case GritPrefetchName:
+		// Normalised to on-touch as the other figures; the row compares
+		// the two prefetching points.
+		at(g, grit.SchemeOnTouch, grit.SchemeOTPrefetch, grit.SchemeGRITPrefetch)
 	case GritValidateName:
 		// The 4-GPU rows' points first, then the other GPU counts', so
 		// that the runs of most rows are stored first.
 		for _, fourGPUs := range []bool{true, false} {
 			for _, r := range grit.ValidationRows {
-				if r.Experiment == "grit-prefetch" || (r.GPUs == grit.ValidationRows[0].GPUs) != fourGPUs {
+				if (r.GPUs == grit.ValidationRows[0].GPUs) != fourGPUs {
 					continue
 				}
 				for _, s := range []string{r.Scheme, r.Baseline} {
@@ -132,9 +143,6 @@ func NewGritStudy(name string, gpus []int) (GritStudy, error) {
 		return GritStudy{}, fmt.Errorf("unknown GRIT experiment %q", name)
 	}
 	for _, r := range grit.ValidationRows {
-		if r.Experiment == "grit-prefetch" {
-			continue
-		}
 		if name == GritValidateName || r.Experiment == name || (name == GritName && r.Experiment == GritFaultsName) {
 			st.Rows = append(st.Rows, r)
 		}

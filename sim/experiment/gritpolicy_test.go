@@ -43,7 +43,15 @@ func TestGritStudyPointsConfigure(t *testing.T) {
 	assert.False(t, cfg.Grit.Prediction)
 	v, err := NewGritStudy(GritValidateName, []int{4})
 	require.NoError(t, err)
-	assert.Len(t, v.Rows, len(grit.ValidationRows)-1, "every row but Fig. 30's")
+	assert.Len(t, v.Rows, len(grit.ValidationRows), "every row")
+	pf, err := NewGritStudy(GritPrefetchName, []int{4})
+	require.NoError(t, err)
+	require.Len(t, pf.Rows, 1)
+	assert.Equal(t, grit.SchemeGRITPrefetch, pf.Rows[0].Scheme)
+	for _, p := range pf.Points[1:] {
+		require.NoError(t, p.apply(&cfg))
+		assert.Contains(t, []string{"ot-prefetch", multigpu.GritPrefetchPolicy}, cfg.MultiGPU.Policy)
+	}
 }
 
 // TestGritValidationsArithmetic: two workloads, GRIT 2x and 8x faster

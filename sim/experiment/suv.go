@@ -32,7 +32,7 @@ const SUVBaselineLevel = 150
 // SUVWorkloads are SUV Table I's applications the simulator models
 // (workload.SUVTableNames), in the table's order. The SUV experiments run
 // these when --workloads is the default (every built-in workload).
-var SUVWorkloads = []string{"2dconv", "bfs", "bicg", "btree", "fdtd", "mm", "mvt", "xsbench"}
+var SUVWorkloads = []string{"2dconv", "bfs", "bicg", "btree", "doitgen", "fdtd", "floydwarshall", "gemm", "gramschmidt", "mm", "mvt", "xsbench"}
 
 // suvSet is the SUV experiments' workloads: SUVWorkloads unless the
 // workloads were chosen.
@@ -283,7 +283,7 @@ func SUVChecks(p Params, l Lookup, exp string) []Check {
 			Check{ID: "suv-max", Quantity: "largest of SUV's geomean runtime reductions over UVM at 15, 30, 50%", Paper: 0.74, Tolerance: ratioTolerance, Models: []Measured{{Value: hi}}})
 		// UVM thrashes on FW, MVT and FDT at every level: a manifold
 		// slowdown over zero oversubscription (Section VI-A).
-		for _, w := range []string{"mvt", "fdtd"} {
+		for _, w := range []string{"floydwarshall", "mvt", "fdtd"} {
 			if !slices.Contains(ws, w) {
 				continue
 			}

@@ -81,17 +81,17 @@ func (a *WalkArbiter) Eval() {
 	outValid := a.outValid.Q()
 	outFree := !outValid || a.Out.Fire()
 	if outFree {
-		n := len(a.In)
-		start := int(a.next.Q())
-		for k := 0; k < n; k++ {
-			i := (start + k) % n
-			if hv&(1<<i) != 0 {
-				a.out.Set(a.held[i].Q())
-				hv &^= 1 << i
-				a.next.Set(uint16((i + 1) % n))
-				outFree = false
-				break
+		// Round robin: the lowest held port at or after next, else the
+		// lowest held one.
+		if hv != 0 {
+			i := bits.TrailingZeros64(hv)
+			if late := hv >> a.next.Q() << a.next.Q(); late != 0 {
+				i = bits.TrailingZeros64(late)
 			}
+			a.out.Set(a.held[i].Q())
+			hv &^= 1 << i
+			a.next.Set(uint16((i + 1) % len(a.In)))
+			outFree = false
 		}
 		outValid = !outFree
 		if outValid != a.outValid.Q() {

@@ -89,12 +89,13 @@ func run(t *testing.T, cfg *config.Config, wl workload.Workload) (*System, Resul
 	return s, r, ev
 }
 
-// The fault latency L at 1 us and 1.0 GHz, and a 4 KB copy over NVLink:
-// 300 GB/s is 218/65536 cycles a byte (config.TransferTime), 4096 bytes
-// 13.6 cycles, 14 whole cycles, plus the 200-cycle NVLink latency.
+// The fault latency L at 1 us and 1.0 GHz, and a 4 KB copy over NVLink (a
+// blocks/pcie link): the packet is granted the cycle after the link takes
+// it, then 300 GB/s at 1.0 GHz is 300 bytes a cycle, 4096 bytes 13.65
+// cycles, 14 whole cycles, then the 200-cycle NVLink latency.
 const (
 	faultL     = 1000
-	nvlinkCopy = 14 + 200
+	nvlinkCopy = 1 + 14 + 200
 )
 
 // TestOnTouchMigrationCycles: GPU 0 reads the page (a cold fault from host
@@ -107,9 +108,10 @@ const (
 //	T+3+L       GPU 0's PTE written not present (its caches drop the page)
 //	T+4+L       shootdown armed;  T+5+L  GPU 0's L1 TLB takes it
 //	T+6+L       its acknowledgement
-//	T+7+L       the copy starts: 14 wire cycles + 200 latency, over at T+221+L
-//	T+222+L     GPU 1's local PTE written
-//	T+223+L     answer registered;  T+224+L  GPU 1's router takes it
+//	T+7+L       the page's packet enters the NVLink: granted at T+8+L, 14
+//	            wire cycles + 200 latency, out at T+222+L
+//	T+223+L     GPU 1's local PTE written
+//	T+224+L     answer registered;  T+225+L  GPU 1's router takes it
 func TestOnTouchMigrationCycles(t *testing.T) {
 	wl := newPerBlock()
 	wl.ops = [][]workload.Op{{wl.access(workload.OpLoad)}, {compute(20000), wl.access(workload.OpLoad)}}
@@ -118,7 +120,7 @@ func TestOnTouchMigrationCycles(t *testing.T) {
 	T := ev.remote[1][0]
 	assert.Equal(t, []uint64{T + 3 + faultL}, ev.update[0][1:], "GPU 0 invalidated after the latency")
 	assert.Equal(t, []uint64{T + 7 + faultL + nvlinkCopy + 1}, ev.update[1])
-	assert.Equal(t, []uint64{T + 224 + faultL}, ev.answer[1])
+	assert.Equal(t, []uint64{T + 225 + faultL}, ev.answer[1])
 	assert.Equal(t, uint64(1), r.PerGPU[1].Migrations)
 	assert.Equal(t, uint64(4096), r.PerGPU[1].NVLinkBytes)
 	assert.Equal(t, uint64(4096), r.PerGPU[0].PCIeH2DBytes, "the cold fault came over PCIe")
@@ -135,8 +137,8 @@ func TestOnTouchMigrationCycles(t *testing.T) {
 //	P+2         fault latency;  P+2+L  it ends
 //	P+3+L       both GPUs' PTEs written not present (the broadcast)
 //	P+4+L       shootdown armed;  P+5+L  taken;  P+6+L  acknowledged
-//	P+7+L       copy GPU 0 -> GPU 1 over at P+221+L
-//	P+222+L     GPU 1's local PTE written; a promotion has no walk to answer
+//	P+7+L       copy GPU 0 -> GPU 1 (grant, 14 wire cycles, 200), out at P+222+L
+//	P+223+L     GPU 1's local PTE written; a promotion has no walk to answer
 func TestAccessCounterPromotionCycles(t *testing.T) {
 	wl := newPerBlock()
 	reads := []workload.Op{compute(20000)}
@@ -151,7 +153,7 @@ func TestAccessCounterPromotionCycles(t *testing.T) {
 	require.Len(t, ev.update[1], 3)
 	assert.Equal(t, P+3+faultL, ev.update[1][1])
 	assert.Equal(t, P+3+faultL, ev.update[0][1], "the broadcast reaches both GPUs in one cycle")
-	assert.Equal(t, P+222+faultL, ev.update[1][2])
+	assert.Equal(t, P+223+faultL, ev.update[1][2])
 	// 256 remote hits raise the promotion; the warp's loads go on hitting
 	// the remote mapping until the broadcast reaches GPU 1's TLB, then
 	// they are local.
@@ -172,9 +174,9 @@ func TestAccessCounterPromotionCycles(t *testing.T) {
 //
 //	T, T+1      buffered, taken;  T+2..T+2+L  fault latency
 //	T+3+L       the copy GPU 0 -> GPU 1 starts (GPU 0's copy is already
-//	            read-only: nothing to downgrade), over at T+217+L
-//	T+218+L     GPU 1's read-only PTE written;  T+219+L  answer registered
-//	T+220+L     GPU 1's router takes it
+//	            read-only: nothing to downgrade), out at T+218+L
+//	T+219+L     GPU 1's read-only PTE written;  T+220+L  answer registered
+//	T+221+L     GPU 1's router takes it
 //
 // and from the cycle W of GPU 0's protection fault:
 //
@@ -193,7 +195,7 @@ func TestDuplicationReplicaAndCollapseCycles(t *testing.T) {
 	require.Len(t, ev.remote[1], 1)
 	T := ev.remote[1][0]
 	assert.Equal(t, T+3+faultL+nvlinkCopy+1, ev.update[1][0])
-	assert.Equal(t, []uint64{T + 220 + faultL}, ev.answer[1])
+	assert.Equal(t, []uint64{T + 221 + faultL}, ev.answer[1])
 	require.Len(t, ev.remote[0], 2, "the cold fault and the protection fault")
 	W := ev.remote[0][1]
 	assert.Equal(t, W+3+faultL, ev.update[1][1])

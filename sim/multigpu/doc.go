@@ -5,9 +5,9 @@
 // schemes GRIT starts from, all on one rtl simulator stepped in lockstep.
 //
 //	            ┌──────────────── GPU g (x N) ─────────────────┐
-//	dispatcher ─► SM[i] ◄─► L1 TLB[i] ── misses ─► walk arbiter ─► GMMU
-//	 (GPU first)  │  ▲          │ hits (tapped)              (local table,
-//	              │  │          ▼                             4 levels, PWC)
+//	dispatcher ─► SM[i] ◄─► L1 TLB[i] ── misses ─► walk arbiter ─► L2 TLB ─► GMMU
+//	 (GPU first)  │  ▲          │ hits (tapped)                (hits ┐)  (local table,
+//	              │  │          ▼                                      4 levels, PWC)
 //	              │  │      counters ── promotions ─┐              │
 //	              │  └─ fill + replay ── router ◄── protection check
 //	              │                        │ remote, not present,  │
@@ -25,24 +25,38 @@
 // ProtectionCheck stage after the GMMU, which turns a store's walk to a
 // read-only replica into a protection fault for the driver, and the
 // Counters tap on the L1 TLBs' responses, which counts local and remote
-// accesses and, under ac, raises promotions. GRIT Table I's shared L2 TLB
-// is not modelled: L1 misses go to the GMMU and its page-walk cache.
+// accesses and, under ac, raises promotions. L1 misses go to the shared L2
+// TLB (L2TLB: the blocks/tlb block at GRIT Table I's 512 entries, 16
+// ways, 10 cycles; multigpu.l2_tlb), its misses to the GMMU.
 //
 // # Topology and links
 //
-// NVLink is all-to-all point to point: every ordered GPU pair has its own
-// link of multigpu.nvlink_gbs (GRIT Table I's 300 GB/s NVLink-v2 read as
-// each directed link), so copies between different pairs never queue
-// behind one another. A page copy over a link takes its 4 KB wire time at
-// the link's bandwidth, booked on the link's budget, plus
-// multigpu.nvlink_latency_cycles. A load through a remote mapping reads
+// Every link is an instance of the single-GPU system's link block
+// (blocks/pcie: per direction an input register, an arbiter, a serializer
+// with an exact byte budget and a delay line), one port a direction
+// (System.newLinks, ChannelIndex):
+//
+//	     host
+//	PCIe │ │ │ │   one link per GPU: pcie.bandwidth_gbs each way,
+//	   GPU0 ─ GPU1      pcie.rtt_us round trip (half each way)
+//	     │ ╳ │     NVLink: one link per GPU pair, all-to-all:
+//	   GPU2 ─ GPU3      multigpu.nvlink_gbs each way,
+//	                    multigpu.nvlink_latency_cycles each way
+//
+// GRIT Table I's 300 GB/s NVLink-v2 is read as each direction of each
+// pair's link, so copies between different pairs never queue behind one
+// another. A page copy is one 4 KB packet: the driver offers it on the
+// link's input, it is granted the next cycle, crosses the wire and the
+// delay line, and the driver takes it at the far end; the copies of one
+// prefetch batch follow one another on a link without a gap. A load
+// through a remote mapping reads
 // its lines from the owner at line granularity on the requesting GPU's
 // remote path (gpu.Memory's remote side, timed with the same NVLink
 // bandwidth and latency); stores through a remote mapping carry no data
 // in this model, as stores in the single-GPU system. Each GPU has its own
-// PCIe link to the host (GRIT Table I's PCIe-v4 32 GB/s, pcie.bandwidth_gbs
-// per direction, half of pcie.rtt_us per crossing): a cold page and an
-// evicted page cross it.
+// PCIe link to the host (GRIT Table I's PCIe-v4 32 GB/s): a cold page and
+// an evicted page cross it. The remote line reads are timed on their own
+// path and do not queue with page copies on the NVLink block.
 //
 // # Memory
 //
@@ -79,7 +93,9 @@
 //
 // # Schemes and the Decider interface
 //
-// Names lists the policies: ot (on-touch migration), first-touch, ideal
+// Names lists the policies: ot (on-touch migration), ot-prefetch
+// (on-touch with the tree-based neighborhood prefetcher, prefetch.go),
+// first-touch, ideal
 // (GRIT's), ac (access-counter migration, GRIT Table I's threshold 256 per
 // 64 KB group, multigpu.ac_threshold) and dup (duplication with write
 // collapse). The driver applies a scheme per fault, not per run: at every

@@ -3,6 +3,7 @@ package multigpu
 import (
 	"fmt"
 
+	"github.com/uvmmu/uvmmu/blocks/pcie"
 	"github.com/uvmmu/uvmmu/blocks/pte"
 	"github.com/uvmmu/uvmmu/blocks/ptw"
 	"github.com/uvmmu/uvmmu/blocks/tlb"
@@ -21,6 +22,28 @@ type DriverPorts struct {
 	InvalAck [][]*rtl.Decoupled[tlb.Invalidate] // in: their acknowledgements
 	Host     *rtl.Decoupled[uint16]             // in: a host phase starts
 	HostDone *rtl.Decoupled[uint16]             // out: it is over
+	// Channels are the directed links a page copy takes, each one
+	// direction of a blocks/pcie link (Channel; ChannelIndex numbers them).
+	Channels []Channel
+}
+
+// Channel is one direction of a link, as the driver uses it: it sends a
+// page as one 4 KB packet on In and takes it from Out at the far end.
+type Channel struct {
+	In, Out *rtl.Decoupled[pcie.Packet]
+}
+
+// ChannelIndex numbers the directed links of n GPUs: host to GPU g (PCIe
+// host-to-device) is g, GPU g to host n+g, GPU a to GPU b (NVLink)
+// 2n+a*n+b; the entries a = b are unused. src and dst are GPUs or Host.
+func ChannelIndex(n, src, dst int) int {
+	switch {
+	case src == Host:
+		return dst
+	case dst == Host:
+		return n + src
+	}
+	return 2*n + src*n + dst
 }
 
 // DriverConfig is the driver's timing.
@@ -30,12 +53,11 @@ type DriverConfig struct {
 	// FaultCycles is the handling latency of a fault before the driver
 	// acts (multigpu.fault_latency_us).
 	FaultCycles uint64
-	// Link timing: a page copy takes the link's latency after its 4 KB
-	// have crossed at the link's byte time (2^-16 cycles per byte).
-	NVLinkByteTime, NVLinkLatency uint64
-	PCIeByteTime, PCIeLatency     uint64
 	// FaultQueue is each GPU's fault buffer entries.
 	FaultQueue int
+	// Blocks[b]: the 64 KB block b from BaseVPN belongs to an
+	// allocation (the prefetcher's leaves).
+	Blocks []bool
 }
 
 // GPUStats are one GPU's counts of the driver's work.
@@ -52,6 +74,7 @@ type GPUStats struct {
 	PCIeH2DBytes     uint64 `json:"pcie_h2d_bytes"`
 	PCIeD2HBytes     uint64 `json:"pcie_d2h_bytes"`
 	FastAnswers      uint64 `json:"remote_walks_answered"` // walks to remote mappings answered without the host
+	Prefetched       uint64 `json:"prefetched_pages"`      // pages moved into this GPU by the prefetcher (counted in Migrations too)
 }
 
 // Driver is the host's UVM driver for N GPUs (GRIT Section II-B): it
@@ -82,6 +105,7 @@ type Driver struct {
 	policy  Policy
 	cur     plan
 	stats   []GPUStats
+	flight  int // this cycle's packets in flight (inFlight, less arrivals, plus the one sent)
 	sms     int
 
 	faults   []*rtl.Ring[ptw.Walk] // per GPU: the fault buffer
@@ -91,9 +115,11 @@ type Driver struct {
 	fastPTE  *rtl.Vec[pte.PTE]
 
 	running     *rtl.Reg[bool]   // a plan is being carried out
-	step        *rtl.Reg[uint8]  // its current step
+	step        *rtl.Reg[uint16] // its current step
 	started     *rtl.Reg[bool]   // the current step's start actions are done
 	until       *rtl.Reg[uint64] // a timed step ends at this cycle
+	inFlight    *rtl.Reg[uint16] // page packets sent and not yet arrived
+	tag         *rtl.Reg[uint64] // the next packet's tag: packets in a row differ
 	walk        *rtl.Reg[uint64] // the fault being served (Walk.Pack)
 	gpu         *rtl.Reg[uint8]  // its GPU
 	next        *rtl.Reg[uint8]  // the buffer favoured next
@@ -101,9 +127,6 @@ type Driver struct {
 	ansPTE      *rtl.Reg[pte.PTE]
 	inval       *rtl.Vec[uint64] // per GPU: TLBs still to receive the shootdown
 	acks        *rtl.Vec[uint64] // per GPU: TLBs whose acknowledgement is due
-	nvBusy      *rtl.Vec[uint64] // per directed GPU pair src*N+dst: fixed-point cycle the link is next free
-	h2dBusy     *rtl.Vec[uint64] // per GPU: its PCIe link, host to GPU
-	d2hBusy     *rtl.Vec[uint64] // per GPU: GPU to host
 	hostPending *rtl.Reg[bool]
 	hostPhase   *rtl.Reg[uint16]
 }
@@ -115,7 +138,7 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 		return nil, fmt.Errorf("multigpu: driver needs 1..%d GPUs with every port, got %d", MaxGPUs, n)
 	}
 	d := &Driver{DriverPorts: ports, cfg: cfg, table: t, policy: p, stats: make([]GPUStats, n), sms: len(ports.Inval[0])}
-	d.planner = planner{t: t, gpus: n, baseVPN: cfg.BaseVPN, policy: p, latency: true}
+	d.planner = planner{t: t, gpus: n, baseVPN: cfg.BaseVPN, policy: p, latency: true, busy: make([]bool, t.pages), blocks: cfg.Blocks}
 	s.Add(d, path)
 	b := &d.Base
 	for g := range n {
@@ -136,9 +159,11 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 	d.fastWalk = rtl.NewVec[uint64](b, "fast_walk", n, ptw.WalkBits, 0)
 	d.fastPTE = rtl.NewVec[pte.PTE](b, "fast_pte", n, 64, 0)
 	d.running = rtl.NewFlag(b, "running", false)
-	d.step = rtl.NewReg[uint8](b, "step", 4, 0)
+	d.step = rtl.NewReg[uint16](b, "step", 16, 0)
 	d.started = rtl.NewFlag(b, "started", false)
 	d.until = rtl.NewReg[uint64](b, "until", 64, 0)
+	d.inFlight = rtl.NewReg[uint16](b, "in_flight", 16, 0)
+	d.tag = rtl.NewReg[uint64](b, "tag", pcie.TagBits, 0)
 	d.walk = rtl.NewReg[uint64](b, "walk", ptw.WalkBits, 0)
 	d.gpu = rtl.NewReg[uint8](b, "gpu", 4, 0)
 	d.next = rtl.NewReg[uint8](b, "next", 5, 0)
@@ -146,9 +171,15 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 	d.ansPTE = rtl.NewReg[pte.PTE](b, "answer_pte", 64, 0)
 	d.inval = rtl.NewVec[uint64](b, "inval", n, d.sms, 0)
 	d.acks = rtl.NewVec[uint64](b, "acks", n, d.sms, 0)
-	d.nvBusy = rtl.NewVec[uint64](b, "nvlink_busy", n*n, 64, 0)
-	d.h2dBusy = rtl.NewVec[uint64](b, "pcie_h2d_busy", n, 64, 0)
-	d.d2hBusy = rtl.NewVec[uint64](b, "pcie_d2h_busy", n, 64, 0)
+	if len(ports.Channels) != 2*n+n*n {
+		return nil, fmt.Errorf("multigpu: driver needs %d link channels for %d GPUs, got %d", 2*n+n*n, n, len(ports.Channels))
+	}
+	for _, c := range ports.Channels {
+		if c.In != nil {
+			c.In.Producer(b)
+			c.Out.Consumer(b)
+		}
+	}
 	d.hostPending = rtl.NewFlag(b, "host_pending", false)
 	d.hostPhase = rtl.NewReg[uint16](b, "host_phase", 16, 0)
 	ports.Host.Consumer(b)
@@ -166,7 +197,7 @@ func unpackWalk(p uint64) ptw.Walk {
 func (d *Driver) Drive() {
 	running := d.running.Q()
 	var cur *op
-	if running && int(d.step.Q()) < d.cur.n {
+	if running && int(d.step.Q()) < len(d.cur.ops) {
 		cur = &d.cur.ops[d.step.Q()]
 	}
 	for g := range d.cfg.GPUs {
@@ -206,6 +237,22 @@ func (d *Driver) Drive() {
 			}
 			d.InvalAck[g][k].Ready.Set(true)
 		}
+	}
+	// The current copy's packet, offered until its link takes it; the
+	// driver takes every packet that arrives.
+	send := -1
+	if cur != nil && cur.kind == opCopy && !d.started.Q() {
+		send = ChannelIndex(d.cfg.GPUs, int(cur.src), int(cur.dst))
+	}
+	for i, c := range d.Channels {
+		if c.In == nil {
+			continue
+		}
+		c.In.Valid.Set(i == send)
+		if i == send {
+			c.In.Bits.Set(pcie.Packet{Tag: d.tag.Q(), Bytes: 1 << gpu.PageShift})
+		}
+		c.Out.Ready.Set(true)
 	}
 	d.Host.Ready.Set(!d.hostPending.Q())
 	d.HostDone.Valid.Set(d.hostPending.Q())
@@ -290,8 +337,14 @@ func (d *Driver) Eval() {
 			answer = d.take(sel, d.promos[sel].Head(), true, now)
 		}
 		d.next.Set(uint8((sel + 1) % d.cfg.GPUs))
-		running = d.cur.n > 0 && !answer
+		running = len(d.cur.ops) > 0 && !answer
 		stay = true
+	}
+	d.flight = int(d.inFlight.Q())
+	for _, c := range d.Channels {
+		if c.Out != nil && c.Out.Fire() {
+			d.flight--
+		}
 	}
 	wake := rtl.Never
 	if d.running.Q() {
@@ -301,6 +354,9 @@ func (d *Driver) Eval() {
 	}
 	if answer != d.answer.Q() {
 		d.answer.Set(answer)
+	}
+	if d.flight != int(d.inFlight.Q()) {
+		d.inFlight.Set(uint16(d.flight))
 	}
 	pending := d.hostPending.Q()
 	switch {
@@ -330,7 +386,7 @@ func (d *Driver) pageOf(vpn uint64) int { return int(vpn - d.cfg.BaseVPN) }
 // busyPage reports whether the plan under way still changes page i's
 // local tables.
 func (d *Driver) busyPage(i int) bool {
-	return d.running.Q() && (d.cur.busy[0] == i || d.cur.busy[1] == i)
+	return d.running.Q() && d.planner.busy[i]
 }
 
 // take starts serving walk w of GPU g (a promotion if promo): a walk the
@@ -345,7 +401,7 @@ func (d *Driver) take(g int, w ptw.Walk, promo bool, now uint64) bool {
 	case promo && (p.Has(g) || !p.MapsRemote(g)):
 		// The page came to this GPU, or its mapping went, since the
 		// counter raised: nothing to promote.
-		d.cur.n = 0
+		d.cur.ops = d.cur.ops[:0]
 		return false
 	case promo:
 		f.Kind = Promotion
@@ -353,14 +409,14 @@ func (d *Driver) take(g int, w ptw.Walk, promo bool, now uint64) bool {
 		d.walk.Set(w.Pack())
 		d.gpu.Set(uint8(g))
 		d.ansPTE.Set(d.planner.localPTE(i, g))
-		d.cur.n = 0
+		d.cur.ops = d.cur.ops[:0]
 		return true
 	case p.Has(g) && w.Write && !p.Writable:
 		f.Kind = ProtectionFault
 	}
 	s := d.policy.Decider.Decide(f, p, now)
 	d.planner.build(&d.cur, f, s)
-	if st, ok := d.policy.Decider.(Staller); ok && d.cur.n > 0 && d.cur.ops[0].kind == opWait {
+	if st, ok := d.policy.Decider.(Staller); ok && len(d.cur.ops) > 0 && d.cur.ops[0].kind == opWait {
 		d.cur.ops[0].stall = st.Stall()
 	}
 	st := &d.stats[g]
@@ -376,6 +432,7 @@ func (d *Driver) take(g int, w ptw.Walk, promo bool, now uint64) bool {
 	st.ReplicasMade += d.cur.replicas
 	st.ReplicasCollapse += d.cur.collapsed
 	st.Evictions += d.cur.evictions
+	st.Prefetched += d.cur.prefetched
 	d.walk.Set(w.Pack())
 	d.gpu.Set(uint8(g))
 	d.running.Set(true)
@@ -393,13 +450,28 @@ func (d *Driver) advance(now uint64, answer bool) (busy bool, wake uint64, answe
 	done := false
 	wake = rtl.Never
 	switch o.kind {
-	case opWait, opCopy:
+	case opCopy:
+		// Sent when its link takes the packet; an asynchronous copy is
+		// then done, the others wait for every packet in flight.
 		if !d.started.Q() {
-			d.started.Set(true)
-			end := now + d.cfg.FaultCycles + o.stall
-			if o.kind == opCopy {
-				end = d.copyDone(o, now)
+			if !d.Channels[ChannelIndex(d.cfg.GPUs, int(o.src), int(o.dst))].In.Fire() {
+				return false, wake, answer, true
 			}
+			d.sent(o)
+			if !o.async {
+				d.started.Set(true)
+				return true, wake, answer, true
+			}
+			done = true
+			break
+		}
+		if done = d.flight == 0; !done {
+			return false, wake, answer, true
+		}
+	case opWait:
+		if !d.started.Q() {
+			end := now + d.cfg.FaultCycles + o.stall
+			d.started.Set(true)
 			d.until.Set(end)
 			return end <= now+1, end, answer, true
 		}
@@ -425,8 +497,8 @@ func (d *Driver) advance(now uint64, answer bool) (busy bool, wake uint64, answe
 	if d.started.Q() {
 		d.started.Set(false)
 	}
-	d.step.Set(uint8(k + 1))
-	if k+1 >= d.cur.n {
+	d.step.Set(uint16(k + 1))
+	if k+1 >= len(d.cur.ops) {
 		d.running.Set(false)
 		return true, wake, answer, false
 	}
@@ -471,26 +543,19 @@ func (d *Driver) shoot(o *op) bool {
 	return !left
 }
 
-// copyDone books the page copy on its link and returns the cycle its last
-// byte and the link latency are over.
-func (d *Driver) copyDone(o *op, now uint64) uint64 {
+// sent counts the page packet its link has just taken.
+func (d *Driver) sent(o *op) {
 	const page = 1 << gpu.PageShift
-	var busy *rtl.Reg[uint64]
-	var byteTime, latency uint64
 	switch {
 	case o.src == Host:
-		busy, byteTime, latency = d.h2dBusy.At(int(o.dst)), d.cfg.PCIeByteTime, d.cfg.PCIeLatency
 		d.stats[o.dst].PCIeH2DBytes += page
 	case o.dst == Host:
-		busy, byteTime, latency = d.d2hBusy.At(int(o.src)), d.cfg.PCIeByteTime, d.cfg.PCIeLatency
 		d.stats[o.src].PCIeD2HBytes += page
 	default:
-		busy, byteTime, latency = d.nvBusy.At(int(o.src)*d.cfg.GPUs+int(o.dst)), d.cfg.NVLinkByteTime, d.cfg.NVLinkLatency
 		d.stats[o.dst].NVLinkBytes += page
 	}
-	b := max(busy.Q(), now<<gpu.FixedPointBits) + page*byteTime
-	busy.Set(b)
-	return (b+1<<gpu.FixedPointBits-1)>>gpu.FixedPointBits + latency
+	d.flight++
+	d.tag.Set((d.tag.Q() + 1) & (1<<pcie.TagBits - 1))
 }
 
 func trailing(m uint16) int {
@@ -515,11 +580,11 @@ func (d *Driver) Busy() []string {
 		k := int(d.step.Q())
 		w := unpackWalk(d.walk.Q())
 		what := "done"
-		if k < d.cur.n {
+		if k < len(d.cur.ops) {
 			what = [...]string{"fault latency", "page-table write", "TLB shootdown", "page copy", "answer"}[d.cur.ops[k].kind]
 		}
-		line := fmt.Sprintf("%s: serving GPU %d's fault on VPN %#x, step %d of %d (%s)", d.Path(), d.gpu.Q(), w.VPN, k+1, d.cur.n, what)
-		if k < d.cur.n && d.cur.ops[k].kind == opShoot {
+		line := fmt.Sprintf("%s: serving GPU %d's fault on VPN %#x, step %d of %d (%s)", d.Path(), d.gpu.Q(), w.VPN, k+1, len(d.cur.ops), what)
+		if k < len(d.cur.ops) && d.cur.ops[k].kind == opShoot {
 			for g := range d.cfg.GPUs {
 				if a := d.acks.At(g).Q(); a != 0 {
 					line += fmt.Sprintf("; gpu%d TLBs %#x not acknowledged", g, a)

@@ -12,6 +12,10 @@ import (
 // GritPolicy is the name of GRIT's per-page placement policy.
 const GritPolicy = "grit"
 
+// GritPrefetchPolicy is GRIT with the prefetcher of ot-prefetch on the
+// pages it keeps on on-touch migration (GRIT Section VI-E, Fig. 30).
+const GritPrefetchPolicy = "grit-prefetch"
+
 // Staller is a Decider whose decision can delay the fault it was asked
 // about: the driver checks for it after each Decide and lengthens the
 // fault's handling step by Stall cycles (GRIT Section V-C: the PA-Cache

@@ -36,9 +36,10 @@ func pingPong() *perBlock {
 //	T+2..T+2+L  fault latency
 //	T+3+L       GPU 0's copy made read-only (PTE written with scheme 11)
 //	T+4+L       shootdown armed;  T+5+L  taken;  T+6+L  acknowledged
-//	T+7+L       the copy GPU 0 -> GPU 1 starts, over at T+7+L+214 = T+221+L
-//	T+222+L     GPU 1's read-only replica PTE written
-//	T+223+L     answer registered;  T+224+L  GPU 1's router takes it
+//	T+7+L       the copy GPU 0 -> GPU 1 enters the NVLink, out at
+//	            T+7+L+nvlinkCopy = T+7+L+215 = T+222+L
+//	T+223+L     GPU 1's read-only replica PTE written
+//	T+224+L     answer registered;  T+225+L  GPU 1's router takes it
 //
 // Both GPUs then hold the page read-only, and the host PTE and both GPU
 // PTEs carry scheme bits 11 (duplication).
@@ -48,8 +49,8 @@ func TestGritOnTouchToDuplicationAtFourthFault(t *testing.T) {
 	require.Len(t, ev.remote[1], 2)
 	T := ev.remote[1][1]
 	assert.Equal(t, T+3+faultL, ev.update[0][len(ev.update[0])-1], "GPU 0's copy downgraded")
-	assert.Equal(t, T+222+faultL, ev.update[1][len(ev.update[1])-1], "GPU 1's replica installed")
-	assert.Equal(t, T+224+faultL, ev.answer[1][len(ev.answer[1])-1])
+	assert.Equal(t, T+223+faultL, ev.update[1][len(ev.update[1])-1], "GPU 1's replica installed")
+	assert.Equal(t, T+225+faultL, ev.answer[1][len(ev.answer[1])-1])
 	assert.Equal(t, uint64(1), r.PerGPU[1].ReplicasMade)
 	assert.Equal(t, uint64(3), r.PerGPU[0].Migrations+r.PerGPU[1].Migrations, "faults 1-3 migrate on-touch")
 	p := s.Driver.Table().Page(0)
@@ -86,7 +87,7 @@ func TestGritDecisionStallsTheWalk(t *testing.T) {
 	_, r, ev := run(t, cfg, pingPong())
 	T := ev.remote[1][1]
 	assert.Equal(t, T+3+faultL+stall, ev.update[0][len(ev.update[0])-1])
-	assert.Equal(t, T+224+faultL+stall, ev.answer[1][len(ev.answer[1])-1])
+	assert.Equal(t, T+225+faultL+stall, ev.answer[1][len(ev.answer[1])-1])
 	require.NotNil(t, r.Grit)
 	assert.Equal(t, uint64(4), r.Grit.Stalls)
 	assert.Equal(t, uint64(4*stall), r.Grit.StallCycles)

@@ -38,27 +38,24 @@ type op struct {
 	// stall lengthens an opWait by the cycles the fault waited for the
 	// Decider (Staller).
 	stall uint64
+	// async: an opCopy that books its link and ends at once; the next
+	// copy that waits (the plan's last) waits for it too, so that the
+	// pages of one prefetch batch cross their links back to back.
+	async bool
 }
-
-// maxOps bounds a plan: a victim's eviction (write, shoot, copy) and the
-// page's own invalidation, copy, install and answer.
-const maxOps = 12
 
 // plan is the driver's list of steps for one fault, built from the
 // centralized table when the fault is taken; the table already holds the
-// outcome, and the steps make the GPUs' tables and data match it.
+// outcome, and the steps make the GPUs' tables and data match it. Its
+// slices are reused from fault to fault.
 type plan struct {
-	ops  [maxOps]op
-	n    int
-	busy [2]int // pages whose local tables the steps change: the page, a victim (or -1)
+	ops  []op
+	busy []int // pages whose local tables the steps change: the page, its prefetched neighbours, victims
 	// Counters of the plan's effect, added to the driver's statistics.
-	migrations, replicas, collapsed, invalidations, evictions uint64
+	migrations, replicas, collapsed, invalidations, evictions, prefetched uint64
 }
 
-func (pl *plan) add(o op) {
-	pl.ops[pl.n] = o
-	pl.n++
-}
+func (pl *plan) add(o op) { pl.ops = append(pl.ops, o) }
 
 // notPresent is the PTE of a page a GPU neither holds nor maps: the remote
 // aperture bit with the valid bit clear, so that a walk reaching it goes
@@ -76,6 +73,31 @@ type planner struct {
 	baseVPN uint64
 	policy  Policy
 	latency bool // add the fault-handling latency (false in unit tests of the steps alone)
+	// busy marks the pages of the plan under way (plan.busy), which
+	// eviction passes over and whose local tables may lag the table.
+	busy []bool
+	// blocks[b]: 64 KB block b (from baseVPN) belongs to an allocation,
+	// a leaf the tree prefetcher may fill.
+	blocks []bool
+	batch  []int // the prefetch batch being planned
+}
+
+// begin empties plan pl for a fault on page i: the previous plan's pages
+// are no longer busy.
+func (pn *planner) begin(pl *plan, i int) {
+	for _, j := range pl.busy {
+		pn.busy[j] = false
+	}
+	ops, busy := pl.ops[:0], pl.busy[:0]
+	*pl = plan{ops: ops, busy: busy}
+	pn.markBusy(pl, i)
+}
+
+func (pn *planner) markBusy(pl *plan, i int) {
+	if !pn.busy[i] {
+		pn.busy[i] = true
+		pl.busy = append(pl.busy, i)
+	}
 }
 
 // localPTE is GPU g's PTE of page i as the table holds it.
@@ -104,7 +126,7 @@ func (pn *planner) satisfied(i, g int, write bool) bool {
 
 // build plans fault f under scheme s and applies the outcome to the table.
 func (pn *planner) build(pl *plan, f Fault, s pte.Scheme) {
-	*pl = plan{busy: [2]int{f.Page, -1}}
+	pn.begin(pl, f.Page)
 	t, g, i := pn.t, f.GPU, f.Page
 	p := t.Page(i)
 	cold := p.Holders == 0
@@ -114,6 +136,8 @@ func (pn *planner) build(pl *plan, f Fault, s pte.Scheme) {
 	switch {
 	case pn.policy.Ideal:
 		pn.own(pl, f, s, !cold, false)
+	case pn.policy.Prefetch && f.Kind == LocalFault && s == pte.SchemeOnTouch:
+		pn.ownPrefetching(pl, f, s)
 	case f.Kind == Promotion, s == pte.SchemeOnTouch:
 		pn.own(pl, f, s, false, true)
 	case s == pte.SchemeDuplication && !f.Write:
@@ -133,17 +157,17 @@ func (pn *planner) build(pl *plan, f Fault, s pte.Scheme) {
 	}
 }
 
-// evictFor makes room on GPU g for page keep: its least recently placed
-// other page leaves g. The last copy goes back to host memory over PCIe;
+// evictFor makes room on GPU g for a page of the plan: its least recently
+// placed page outside the plan leaves g. The last copy goes back to host memory over PCIe;
 // every GPU that maps it remotely (or maps g's copy) is invalidated.
-func (pn *planner) evictFor(pl *plan, g, keep int) {
+func (pn *planner) evictFor(pl *plan, g int) {
 	t := pn.t
 	if !t.Full(g) || pn.policy.Ideal {
 		return
 	}
-	v := t.Victim(g, keep)
+	v := t.Victim(g, pn.busy)
 	p := t.Page(v)
-	pl.busy[1] = v
+	pn.markBusy(pl, v)
 	mask := uint16(1) << g
 	last := p.Copies() == 1
 	if last || int(p.Owner) == g {
@@ -211,7 +235,7 @@ func (pn *planner) own(pl *plan, f Fault, s pte.Scheme, shared, invalidate bool)
 	src := source(p)
 	had := p.Has(g)
 	if !had {
-		pn.evictFor(pl, g, i)
+		pn.evictFor(pl, g)
 		if !shared {
 			pl.add(op{kind: opCopy, src: src, dst: int8(g), vpn: vpn})
 		}
@@ -280,7 +304,7 @@ func (pn *planner) replicate(pl *plan, f Fault, s pte.Scheme) {
 		pl.invalidations += uint64(bits.OnesCount16(p.Mapped))
 	}
 	src := source(p)
-	pn.evictFor(pl, g, i)
+	pn.evictFor(pl, g)
 	pl.add(op{kind: opCopy, src: src, dst: int8(g), vpn: vpn})
 	p = t.Page(i)
 	if p.Holders != 0 {

@@ -76,22 +76,29 @@ type Policy struct {
 	// Counters enables the GPUs' access counters (access-counter
 	// migration).
 	Counters bool
+	// Prefetch adds the tree-based neighborhood prefetcher to every local
+	// fault served by on-touch migration (prefetch.go).
+	Prefetch bool
 	// Grit: the Decider is GRIT's (GritDecider), built by the system over
 	// its centralized table.
 	Grit bool
 }
 
 // Names lists the multi-GPU policies in the order uvmsim list shows them.
-func Names() []string { return []string{"ot", "first-touch", "ideal", "ac", "dup", GritPolicy} }
+func Names() []string {
+	return []string{"ot", "ot-prefetch", "first-touch", "ideal", "ac", "dup", GritPolicy, GritPrefetchPolicy}
+}
 
 // Describe is a one-line summary of each multi-GPU policy.
 var Describe = map[string]string{
-	"ot":          "on-touch migration: every local fault moves the page to the requester after the driver invalidates its other copies (GRIT II-B1)",
-	"first-touch": "first-touch: a page stays at its first GPU, later requesters map it remotely and read its lines over NVLink (GRIT VI-D)",
-	"ideal":       "GRIT's ideal: only a page's first, cold fault costs; every later access is local and writes cost nothing (GRIT I)",
-	"ac":          "access-counter migration: remote mapping first, remote accesses counted per 64 KB group, migration at the threshold after an invalidation broadcast (GRIT II-B2)",
-	"dup":         "duplication: a read fault makes a read-only replica, a store's protection fault collapses every other replica (GRIT II-B3)",
-	GritPolicy:    "GRIT: every page starts on-touch; at grit.threshold faults the driver decides duplication (read only) or access-counter (written) and predicts the page's neighbours (GRIT V)",
+	"ot":               "on-touch migration: every local fault moves the page to the requester after the driver invalidates its other copies (GRIT II-B1)",
+	"ot-prefetch":      "on-touch migration with the tree-based neighborhood prefetcher: a fault also brings its 64 KB block and the blocks the >50% rule fills in its 2 MB region, by the requester's occupancy (GRIT VI-E, Fig. 30)",
+	"first-touch":      "first-touch: a page stays at its first GPU, later requesters map it remotely and read its lines over NVLink (GRIT VI-D)",
+	"ideal":            "GRIT's ideal: only a page's first, cold fault costs; every later access is local and writes cost nothing (GRIT I)",
+	"ac":               "access-counter migration: remote mapping first, remote accesses counted per 64 KB group, migration at the threshold after an invalidation broadcast (GRIT II-B2)",
+	"dup":              "duplication: a read fault makes a read-only replica, a store's protection fault collapses every other replica (GRIT II-B3)",
+	GritPrefetchPolicy: "GRIT with the tree-based neighborhood prefetcher on the faults it serves by on-touch migration (GRIT VI-E, Fig. 30)",
+	GritPolicy:         "GRIT: every page starts on-touch; at grit.threshold faults the driver decides duplication (read only) or access-counter (written) and predicts the page's neighbours (GRIT V)",
 }
 
 // NewPolicy builds the named multi-GPU policy.
@@ -99,6 +106,8 @@ func NewPolicy(name string) (Policy, error) {
 	switch name {
 	case "ot":
 		return Policy{Name: name, Decider: Uniform(pte.SchemeOnTouch)}, nil
+	case "ot-prefetch":
+		return Policy{Name: name, Decider: Uniform(pte.SchemeOnTouch), Prefetch: true}, nil
 	case "first-touch":
 		return Policy{Name: name, Decider: Uniform(pte.SchemeAccessCounter), FirstTouch: true}, nil
 	case "ideal":
@@ -109,6 +118,8 @@ func NewPolicy(name string) (Policy, error) {
 		return Policy{Name: name, Decider: Uniform(pte.SchemeDuplication)}, nil
 	case GritPolicy:
 		return Policy{Name: name, Counters: true, Grit: true}, nil
+	case GritPrefetchPolicy:
+		return Policy{Name: name, Counters: true, Grit: true, Prefetch: true}, nil
 	}
 	return Policy{}, fmt.Errorf("multigpu.policy: unknown multi-GPU policy %q; allowed: %s", name, strings.Join(Names(), ", "))
 }

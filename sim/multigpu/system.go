@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/uvmmu/uvmmu/blocks/cache"
+	"github.com/uvmmu/uvmmu/blocks/pcie"
 	"github.com/uvmmu/uvmmu/blocks/pte"
 	"github.com/uvmmu/uvmmu/blocks/ptw"
 	"github.com/uvmmu/uvmmu/blocks/tlb"
@@ -22,6 +23,7 @@ type GPU struct {
 	SMs      []*gpu.SM
 	TLBs     []*tlb.TLB
 	Arbiter  *gpu.WalkArbiter
+	L2TLB    *L2TLB // nil without multigpu.l2_tlb
 	GMMU     *ptw.GMMU
 	Protect  *ProtectionCheck
 	Router   *gpu.Router
@@ -42,6 +44,10 @@ type System struct {
 	GPUs       []*GPU
 	Dispatcher *gpu.Dispatcher
 	Driver     *Driver
+	// PCIe[g] is GPU g's link to the host (H2D: host to GPU g); NVLink
+	// holds a link per GPU pair a < b (H2D: a to b, D2H: b to a), in the
+	// order (0,1), (0,2), ..., (1,2), ...
+	PCIe, NVLink []*pcie.Link
 	// FramesPerGPU is each GPU's memory in 4 KB pages.
 	FramesPerGPU int
 }
@@ -121,12 +127,19 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 			inv = append(inv, t.Inval)
 			ack = append(ack, t.InvalAck)
 		}
+		if gp.L2TLB != nil {
+			inv = append(inv, gp.L2TLB.TLB.Inval)
+			ack = append(ack, gp.L2TLB.TLB.InvalAck)
+		}
 		ports.Inval = append(ports.Inval, inv)
 		ports.InvalAck = append(ports.InvalAck, ack)
 	}
 	dp := gpu.NewDispatcherPorts(s.Sim, "dispatcher", allSMs)
 	s.Dispatcher = gpu.NewGPUFirstDispatcher(s.Sim, "dispatcher", s.Phases, dp, cfg.GPU.SMs, cfg.Cycles(cfg.GPU.KernelLaunchUs))
 	ports.Host, ports.HostDone = dp.Host, dp.HostDone
+	if ports.Channels, err = s.newLinks(n); err != nil {
+		return nil, err
+	}
 	table := NewTable(n, layout.Pages, s.FramesPerGPU)
 	if pol.Grit {
 		if pol.Decider, err = NewGritDecider(GritConfig(cfg), table, layout.BaseVPN, hostWalk(cfg)); err != nil {
@@ -136,16 +149,66 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 	}
 	s.Driver, err = NewDriver(s.Sim, "host.driver", DriverConfig{
 		GPUs: n, BaseVPN: layout.BaseVPN,
-		FaultCycles:    cfg.Cycles(cfg.MultiGPU.FaultLatencyUs),
-		NVLinkByteTime: cfg.TransferTime(cfg.MultiGPU.NVLinkGBs), NVLinkLatency: uint64(cfg.MultiGPU.NVLinkLatency),
-		// One direction of the PCIe link is half its round trip.
-		PCIeByteTime: cfg.TransferTime(cfg.PCIe.BandwidthGBs), PCIeLatency: cfg.Cycles(cfg.PCIe.RTTUs) / 2,
-		FaultQueue: 256,
+		FaultCycles: cfg.Cycles(cfg.MultiGPU.FaultLatencyUs),
+		FaultQueue:  256,
+		Blocks:      allocatedBlocks(layout),
 	}, table, pol, ports)
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newLinks builds the links (SPEC 8; GRIT Table I) as blocks/pcie links
+// of one port a direction, and returns the driver's channels over them
+// (ChannelIndex). Topology: every GPU has its own PCIe link to the host
+// (pcie.bandwidth_gbs each way, pcie.rtt_us round trip: half each way),
+// and every pair of GPUs its own NVLink, all-to-all, at
+// multigpu.nvlink_gbs each way and multigpu.nvlink_latency_cycles each way
+// (GRIT Table I's 300 GB/s NVLink-v2 read as each directed link). A page
+// copy is one 4 KB packet.
+func (s *System) newLinks(n int) ([]Channel, error) {
+	cfg := s.Cfg
+	ch := make([]Channel, 2*n+n*n)
+	link := func(path string, mbps float64, rtt uint64) (*pcie.Link, error) {
+		lc := pcie.Config{BandwidthMBps: uint64(mbps * 1000), ClockMHz: uint64(cfg.GPU.ClockMHz), RoundTripCycles: rtt,
+			MaxPacketBytes: 1 << gpu.PageShift, Ports: 1}
+		return pcie.New(s.Sim, path, lc, pcie.NewPorts(s.Sim, path, lc))
+	}
+	for g := range n {
+		l, err := link(fmt.Sprintf("host.pcie%d", g), cfg.PCIe.BandwidthGBs, cfg.Cycles(cfg.PCIe.RTTUs))
+		if err != nil {
+			return nil, fmt.Errorf("pcie: %w", err)
+		}
+		s.PCIe = append(s.PCIe, l)
+		ch[ChannelIndex(n, Host, g)] = Channel{In: l.H2D.In[0], Out: l.H2D.Out[0]}
+		ch[ChannelIndex(n, g, Host)] = Channel{In: l.D2H.In[0], Out: l.D2H.Out[0]}
+	}
+	for a := range n {
+		for b := a + 1; b < n; b++ {
+			l, err := link(fmt.Sprintf("nvlink%d_%d", a, b), cfg.MultiGPU.NVLinkGBs, 2*uint64(cfg.MultiGPU.NVLinkLatency))
+			if err != nil {
+				return nil, fmt.Errorf("multigpu.nvlink_gbs, multigpu.nvlink_latency_cycles: %w", err)
+			}
+			s.NVLink = append(s.NVLink, l)
+			ch[ChannelIndex(n, a, b)] = Channel{In: l.H2D.In[0], Out: l.H2D.Out[0]}
+			ch[ChannelIndex(n, b, a)] = Channel{In: l.D2H.In[0], Out: l.D2H.Out[0]}
+		}
+	}
+	return ch, nil
+}
+
+// allocatedBlocks marks the 64 KB blocks (page groups) of the layout that
+// belong to an allocation, managed or device.
+func allocatedBlocks(l system.Layout) []bool {
+	blocks := make([]bool, l.Pages/system.PagesPerGroup)
+	first := l.BaseVPN / system.PagesPerGroup
+	for _, r := range append(append([]system.Range(nil), l.Managed...), l.Device...) {
+		for k := range r.Count {
+			blocks[r.First-first+uint64(k)] = true
+		}
+	}
+	return blocks
 }
 
 // newGPU builds GPU g: SMs with their L1 TLBs, the walk arbiter, the GMMU
@@ -180,11 +243,21 @@ func (s *System) newGPU(g int, smCfg gpu.SMConfig, kernels []*workload.Kernel, p
 	if gp.GMMU, err = ptw.New(s.Sim, pre+"gmmu", wcfg, ptw.NewPorts(s.Sim, pre+"gmmu")); err != nil {
 		return nil, fmt.Errorf("gpu: %w", err)
 	}
-	if gp.Arbiter, err = gpu.NewWalkArbiter(s.Sim, pre+"walk_arbiter", gpu.WalkReqs(gp.SMs), gp.GMMU.Req); err != nil {
+	// L1 misses go to the shared L2 TLB (GRIT Table I), its misses to
+	// the GMMU; without it, to the GMMU.
+	walks, results := gp.GMMU.Req, gp.GMMU.Resp
+	if cfg.MultiGPU.L2TLB {
+		walks = rtl.NewDecoupledOf[ptw.Walk](s.Sim, pre+"l2tlb.in", ptw.WalkBits)
+		results = gpu.NewResolvedPort(s.Sim, pre+"l2tlb.out")
+		if gp.L2TLB, err = NewL2TLB(s.Sim, pre+"l2tlb", tlb.GRITL2Config(), walks, gp.GMMU, results); err != nil {
+			return nil, err
+		}
+	}
+	if gp.Arbiter, err = gpu.NewWalkArbiter(s.Sim, pre+"walk_arbiter", gpu.WalkReqs(gp.SMs), walks); err != nil {
 		return nil, err
 	}
 	checked := gpu.NewResolvedPort(s.Sim, pre+"protect.out")
-	gp.Protect = NewProtectionCheck(s.Sim, pre+"protect", gp.GMMU.Resp, checked)
+	gp.Protect = NewProtectionCheck(s.Sim, pre+"protect", results, checked)
 	var replays []*rtl.Decoupled[ptw.Walk]
 	for _, m := range gp.SMs {
 		replays = append(replays, m.Replay)
@@ -381,6 +454,7 @@ func (s *System) result(wall float64) Result {
 		t.PCIeH2DBytes += st.PCIeH2DBytes
 		t.PCIeD2HBytes += st.PCIeD2HBytes
 		t.FastAnswers += st.FastAnswers
+		t.Prefetched += st.Prefetched
 	}
 	if g, ok := s.Policy.Decider.(*GritDecider); ok {
 		r.Grit = g.Result()

@@ -64,7 +64,10 @@ func TestWorkloadsRunUnderEveryPolicy(t *testing.T) {
 				assert.Positive(t, tot.LocalFaults)
 				switch pol {
 				case "ot":
+					assert.Zero(t, tot.RemoteAccesses+tot.ReplicasMade+tot.Promotions+tot.Prefetched)
+				case "ot-prefetch":
 					assert.Zero(t, tot.RemoteAccesses+tot.ReplicasMade+tot.Promotions)
+					assert.Positive(t, tot.Prefetched)
 				case "first-touch":
 					assert.Zero(t, tot.ReplicasMade+tot.Promotions)
 				case "dup":

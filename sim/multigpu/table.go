@@ -103,10 +103,11 @@ func (t *Table) Full(g int) bool { return len(t.free[g]) == 0 }
 // Used is the frames GPU g holds.
 func (t *Table) Used(g int) int { return t.frames - len(t.free[g]) }
 
-// Victim is GPU g's least recently placed page other than keep, or -1.
-func (t *Table) Victim(g, keep int) int {
+// Victim is GPU g's least recently placed page not marked in busy (the
+// pages of the plan under way), or -1.
+func (t *Table) Victim(g int, busy []bool) int {
 	for p := t.head[g]; p >= 0; p = t.next[g*t.pages+int(p)] {
-		if int(p) != keep {
+		if !busy[p] {
 			return int(p)
 		}
 	}

@@ -149,11 +149,15 @@ func TestDescribedWorkloadClasses(t *testing.T) {
 		"ra": {"input": "T", "table": "D", "output": "D"},
 		"bfs": {"graph_nodes": "T", "graph_mask": "T", "updating_graph_mask": "U", "graph_visited": "U",
 			"graph_edges": "U", "cost": "U"},
-		"mvt":     {"a": "D", "x1": "D", "x2": "D", "y_1": "D", "y_2": "D"},
-		"bicg":    {"A": "D", "r": "D", "s": "D", "p": "D", "q": "D"},
-		"mm":      {"A": "D", "B": "D", "C": "D"},
-		"xsbench": {"num_nucs": "D", "mats": "U", "concs": "U", "nuclide_grid": "U", "verification": "D"},
-		"btree":   {"queries": "D", "nodes": "U", "results": "D"},
+		"mvt":           {"a": "D", "x1": "D", "x2": "D", "y_1": "D", "y_2": "D"},
+		"bicg":          {"A": "D", "r": "D", "s": "D", "p": "D", "q": "D"},
+		"mm":            {"A": "D", "B": "D", "C": "D"},
+		"xsbench":       {"num_nucs": "D", "mats": "U", "concs": "U", "nuclide_grid": "U", "verification": "D"},
+		"btree":         {"queries": "D", "nodes": "U", "results": "D"},
+		"gemm":          {"A": "T", "B": "D", "C": "T"},
+		"gramschmidt":   {"A": "I,D", "R": "I,D", "Q": "I,D"},
+		"floydwarshall": {"pathDistanceBuffer": "I,D", "pathBuffer": "D"},
+		"doitgen":       {"A": "I,D", "C4": "D", "sum": "I,D"},
 	}
 	for _, name := range workload.DescribedNames() {
 		_, p, err := workload.Describe(name, workload.Params{Seed: 1})

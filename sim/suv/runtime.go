@@ -145,9 +145,13 @@ type Runtime struct {
 	// current advice per structure (ranges in order); window is Algorithm
 	// 2's prefetched range per Iterative structure, and windowEnd the
 	// first iteration it does not cover.
-	advice    map[string][]placement
-	window    map[string]placement
-	windowEnd map[string]int64
+	advice      map[string][]placement
+	window      map[string]placement
+	windowStart map[string]int64
+	windowEnd   map[string]int64
+	// hostTail is the part of an Iterative structure's span pinned on host
+	// memory because its window did not fit.
+	hostTail map[string]placement
 }
 
 // NewRuntime makes the runtime for p on g with memory m.
@@ -162,7 +166,7 @@ func NewRuntime(p *static.Program, g GPU, m Memory) (*Runtime, error) {
 		return nil, err
 	}
 	return &Runtime{prog: p, gpu: g, mem: m,
-		advice: map[string][]placement{}, window: map[string]placement{}, windowEnd: map[string]int64{}}, nil
+		advice: map[string][]placement{}, window: map[string]placement{}, windowStart: map[string]int64{}, windowEnd: map[string]int64{}, hostTail: map[string]placement{}}, nil
 }
 
 // Plan runs the runtime over every launch in order.
@@ -193,8 +197,8 @@ func (rt *Runtime) BeforeLaunch(ki int) Launch {
 			}
 		}
 	}
-	windows := rt.algorithm2(&l, k, regions)
-	rt.algorithm1(&l, regions, windows)
+	windows, held := rt.algorithm2(&l, k, regions)
+	rt.algorithm1(&l, regions, windows, held)
 	return l
 }
 
@@ -205,8 +209,8 @@ func (rt *Runtime) BeforeLaunch(ki int) Launch {
 // structure pinned on host memory does not fall through to line 17's GPU
 // pin; a reservation never exceeds what is left; Iterative structures keep
 // Algorithm 2's window, which is reserved here.
-func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[string]uint64) {
-	avail := rt.mem.avail()
+func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[string]uint64, held uint64) {
+	avail := rt.mem.avail() - min(held, rt.mem.avail())
 	var footprint uint64
 	for _, r := range regions {
 		footprint += pages(r.Bytes) * PageBytes
@@ -274,37 +278,82 @@ func (rt *Runtime) algorithm1(l *Launch, regions []KernelRegion, windows map[str
 // next iterations is prefetched and pinned (one iteration, or as many as
 // make 2 MB when one iteration's span is smaller), and the previous window
 // is released. It returns each Iterative structure's window size, which
-// Algorithm 1 reserves.
-func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegion) map[string]uint64 {
-	windows := map[string]uint64{}
-	if k.HostIters == 0 {
-		return windows
+// Algorithm 1 reserves, and the bytes of the windows of structures the
+// launch does not touch, which stay pinned.
+//
+// Fix: the windows never exceed the available memory. The printed
+// algorithm prefetches and pins every span whole; where the spans of the
+// launch's Iterative structures add up to more than the GPU holds (a
+// column's span, min/max over the rows, is the whole matrix: GRM's A and
+// Q), pinning them all would leave no unpinned block to evict and the
+// kernel's faults would wait forever. First the batches halve (to one
+// iteration at least) until the new windows fit what the kept ones leave;
+// then, if they still do not, each window is clipped, in the
+// order of the program's allocations, to the whole units still free, and
+// the rest of the span is pinned on host memory, as Algorithm 1 splits a
+// Density structure that does not fit (line 17-19): left to faults it
+// would thrash in the one block Memory keeps free. A structure left no
+// unit gets no window (Algorithm 1 places it).
+func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegion) (windows map[string]uint64, held uint64) {
+	windows = map[string]uint64{}
+	// Windows of structures this launch does not touch stay pinned (their
+	// next iteration's launch uses them): they hold memory neither the new
+	// windows nor Algorithm 1 may take.
+	touched := map[string]bool{}
+	for _, r := range regions {
+		touched[r.Alloc] = true
 	}
+	for alloc, w := range rt.window {
+		if !touched[alloc] {
+			held += w.bytes
+		}
+	}
+	if k.HostIters == 0 {
+		return windows, held
+	}
+	u := rt.mem.Unit
+	left := rt.mem.avail() - min(held, rt.mem.avail())
+	var fresh []KernelRegion
 	for _, r := range regions {
 		if !r.Iterative {
 			continue
 		}
-		if w, ok := rt.window[r.Alloc]; ok && k.HostIter < rt.windowEnd[r.Alloc] && k.HostIter >= rt.windowEnd[r.Alloc]-rt.batch(k, r) {
+		if w, ok := rt.window[r.Alloc]; ok && k.HostIter >= rt.windowStart[r.Alloc] && k.HostIter < rt.windowEnd[r.Alloc] {
 			windows[r.Alloc] = w.bytes
+			left -= min(w.bytes, left)
 			continue
 		}
-		lo, hi := spanRange(r.Spans)
-		iters := rt.batch(k, r)
-		for it := k.HostIter + 1; it < k.HostIter+iters && it < k.HostIters; it++ {
-			next := *k
-			next.HostIter = it
-			for _, nr := range AnalyzeKernel(rt.prog, &next, rt.gpu) {
-				if nr.Alloc == r.Alloc {
-					nlo, nhi := spanRange(nr.Spans)
-					lo, hi = min(lo, nlo), max(hi, nhi)
-				}
-			}
+		fresh = append(fresh, r)
+	}
+	// The batches halve until the new windows fit in what is left, or
+	// each is one iteration.
+	iters := make([]int64, len(fresh))
+	for i, r := range fresh {
+		iters[i] = rt.batch(k, r)
+	}
+	for {
+		var total uint64
+		shrink := false
+		for i, r := range fresh {
+			lo, end := rt.windowRange(k, r, iters[i])
+			total += end - lo
+			shrink = shrink || iters[i] > 1
 		}
-		// The window covers whole units (see Memory).
-		u := rt.mem.Unit
-		lo = lo / u * u
-		hi = min((hi+u-1)/u*u, pages(r.Bytes)*PageBytes)
+		if total <= left/u*u || !shrink {
+			break
+		}
+		for i := range iters {
+			iters[i] = max(1, iters[i]/2)
+		}
+	}
+	for i, r := range fresh {
+		lo, spanEnd := rt.windowRange(k, r, iters[i])
+		hi := min(spanEnd, lo+left/u*u)
 		w := placement{do: PinGPU, offset: lo, bytes: hi - lo}
+		if w.bytes == 0 {
+			continue
+		}
+		left -= w.bytes
 		if old, ok := rt.window[r.Alloc]; ok {
 			// What the new window does not cover is released.
 			if end := min(old.offset+old.bytes, w.offset); end > old.offset {
@@ -315,13 +364,38 @@ func (rt *Runtime) algorithm2(l *Launch, k *static.Kernel, regions []KernelRegio
 			}
 		}
 		l.Actions = append(l.Actions, Action{Alloc: r.Alloc, Offset: w.offset, Bytes: w.bytes, Do: PinGPU})
+		if tail := (placement{do: PinHost, offset: hi, bytes: spanEnd - hi}); tail != rt.hostTail[r.Alloc] {
+			if tail.bytes > 0 {
+				l.Actions = append(l.Actions, Action{Alloc: r.Alloc, Offset: tail.offset, Bytes: tail.bytes, Do: PinHost})
+			}
+			rt.hostTail[r.Alloc] = tail
+		}
 		rt.window[r.Alloc] = w
-		rt.windowEnd[r.Alloc] = k.HostIter + iters
+		rt.windowStart[r.Alloc] = k.HostIter
+		rt.windowEnd[r.Alloc] = k.HostIter + iters[i]
 		rt.advice[r.Alloc] = nil
 		windows[r.Alloc] = w.bytes
 		l.Decisions = append(l.Decisions, Decision{Alloc: r.Alloc, Class: r.Class, GPUBytes: w.bytes, ReservedBytes: w.bytes})
 	}
-	return windows
+	return windows, held
+}
+
+// windowRange is the union of r's iteration-dependent ranges over iters
+// iterations from k's, rounded out to whole units (see Memory).
+func (rt *Runtime) windowRange(k *static.Kernel, r KernelRegion, iters int64) (lo, end uint64) {
+	lo, hi := spanRange(r.Spans)
+	for it := k.HostIter + 1; it < k.HostIter+iters && it < k.HostIters; it++ {
+		next := *k
+		next.HostIter = it
+		for _, nr := range AnalyzeKernel(rt.prog, &next, rt.gpu) {
+			if nr.Alloc == r.Alloc {
+				nlo, nhi := spanRange(nr.Spans)
+				lo, hi = min(lo, nlo), max(hi, nhi)
+			}
+		}
+	}
+	u := rt.mem.Unit
+	return lo / u * u, min((hi+u-1)/u*u, pages(r.Bytes)*PageBytes)
 }
 
 // batch is the number of iterations one prefetch covers: 1, or enough to
@@ -367,7 +441,9 @@ func (rt *Runtime) advise(l *Launch, alloc string, ps []placement) {
 		// The structure leaves Algorithm 2's care: its window goes back to
 		// on-demand first.
 		delete(rt.window, alloc)
+		delete(rt.windowStart, alloc)
 		delete(rt.windowEnd, alloc)
+		delete(rt.hostTail, alloc)
 	}
 	rt.advice[alloc] = keep
 	for _, p := range keep {

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/uvmmu/uvmmu/sim/workload"
 	"github.com/uvmmu/uvmmu/sim/workload/static"
 )
 
@@ -189,4 +190,139 @@ func TestSCPlacement(t *testing.T) {
 		{Alloc: "tlow", Class: Temporal, GPUBytes: 16384},
 		{Alloc: "ptr", Class: Unknown},
 	}, l.Decisions))
+}
+
+// Algorithm 2 on doitgen at scale 1 (NR = 32, NQ = 1024, NP = 32; A and
+// sum 4 MB). doitgen_kernel1 at r has 1 x 128 blocks of 32 x 8 threads
+// writing sum[r*32768 + 256 by + 32 ty + 32 bx + tx] and reading
+// A[r*32768 + 256 by + 32 ty + s], s < 32: over the grid both index
+// r*32768 .. r*32768 + 127*256 + 7*32 + 31 = r*32768 + 32767, one
+// iteration's span of 32768 x 4 B = 128 KB at r x 128 KB. Under 2 MB, so
+// 2 MB / 128 KB = 16 iterations are batched: before r = 0 (launch 0) A's
+// and sum's [0, 2 MB) are prefetched and pinned (then C4, Density, is
+// pinned whole by Algorithm 1); before r = 16 (launch 32, two launches per
+// iteration) [0, 2 MB) is released and [2 MB, 4 MB) pinned, and nothing
+// moves in between (launch 1 only returns the untouched C4 to on-demand).
+func TestAlgorithm2DoitgenSpan(t *testing.T) {
+	_, p, err := workload.Describe("doitgen", workload.Params{Seed: 1})
+	require.NoError(t, err)
+	const kb64, mb2 = 64 << 10, 2 << 20
+	rt, err := NewRuntime(p, GPU{SMs: 28, WarpsPerSM: 64}, Memory{Capacity: 16 << 20, Unit: kb64})
+	require.NoError(t, err)
+	regions := AnalyzeKernel(p, &p.Kernels[0], GPU{SMs: 28, WarpsPerSM: 64})
+	require.Equal(t, []Span{{Start: 0, Bytes: 128 << 10}}, regions[0].Spans, "A's span at r = 0")
+	ls := rt.Plan()
+	require.Len(t, ls, 64)
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "A", Bytes: mb2, Do: PinGPU},
+		{Alloc: "sum", Bytes: mb2, Do: PinGPU},
+		{Alloc: "C4", Bytes: 4096, Do: PinGPU},
+	}, ls[0].Actions))
+	require.Empty(t, cmp.Diff([]Action{{Alloc: "C4", Bytes: 4096, Do: OnDemand}}, ls[1].Actions))
+	for i := 2; i < 32; i++ {
+		for _, a := range ls[i].Actions {
+			require.Equal(t, "C4", a.Alloc, "launch %d moves no window", i)
+		}
+	}
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "A", Bytes: mb2, Do: Release},
+		{Alloc: "A", Offset: mb2, Bytes: mb2, Do: PinGPU},
+		{Alloc: "sum", Bytes: mb2, Do: Release},
+		{Alloc: "sum", Offset: mb2, Bytes: mb2, Do: PinGPU},
+		{Alloc: "C4", Bytes: 4096, Do: PinGPU},
+	}, ls[32].Actions))
+}
+
+// Windows that do not fit are clipped: a and b (1 MB each) are read at
+// [iter + 64 bid + tid] by 4096 blocks of 64 threads, a span of the whole
+// 1 MB at every iteration (under 2 MB: two iterations batched, the union
+// clipped to the structure). 1.5 MB of 64 KB units is 24, 23 of them
+// available: a's window takes 16 (1 MB), b's the 7 left ([0, 448 KB)),
+// and the rest of b's span, [448 KB, 1 MB), is pinned on host.
+func TestAlgorithm2WindowsClippedToMemory(t *testing.T) {
+	const mb1, kb64 = 1 << 20, 64 << 10
+	p := &static.Program{Workload: "clip", Allocs: []static.Alloc{{Name: "a", Bytes: mb1, Managed: true}, {Name: "b", Bytes: mb1, Managed: true}}}
+	for it := range int64(2) {
+		k := static.Kernel{Name: "k", GridX: 4096, GridY: 1, BlockX: 64, BlockY: 1, HostIter: it, HostIters: 2}
+		for _, a := range []string{"a", "b"} {
+			k.Ops = append(k.Ops, static.MemOp{Alloc: a, ElemBytes: 4,
+				Index: aff(0, tm(static.HostIter, 1), tm(static.BlockX, 64), tm(static.ThreadX, 1)), BranchFraction: 1})
+		}
+		p.Kernels = append(p.Kernels, k)
+	}
+	rt, err := NewRuntime(p, smallGPU, Memory{Capacity: 24 * kb64, Unit: kb64})
+	require.NoError(t, err)
+	ls := rt.Plan()
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "a", Bytes: mb1, Do: PinGPU},
+		{Alloc: "b", Bytes: 7 * kb64, Do: PinGPU},
+		{Alloc: "b", Offset: 7 * kb64, Bytes: mb1 - 7*kb64, Do: PinHost},
+	}, ls[0].Actions))
+	// Two 1 MB windows do not fit, so the batch halved to one iteration:
+	// at iteration 1 the same ranges are pinned again (nothing to release;
+	// b's host tail is unchanged).
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "a", Bytes: mb1, Do: PinGPU},
+		{Alloc: "b", Bytes: 7 * kb64, Do: PinGPU},
+	}, ls[1].Actions))
+}
+
+// With 3 MB available (49 units of 64 KB, one kept back), doitgen's two
+// 2 MB windows of 16 iterations (4 MB) do not fit: the batch halves to 8
+// iterations, 8 x 128 KB = 1 MB per window (2 MB in all), so [0, 1 MB) of
+// A and sum is pinned before r = 0 and moved to [1 MB, 2 MB) before r = 8
+// (launch 16).
+func TestAlgorithm2BatchHalvesToFit(t *testing.T) {
+	_, p, err := workload.Describe("doitgen", workload.Params{Seed: 1})
+	require.NoError(t, err)
+	const kb64, mb1 = 64 << 10, 1 << 20
+	rt, err := NewRuntime(p, GPU{SMs: 28, WarpsPerSM: 64}, Memory{Capacity: 49 * kb64, Unit: kb64})
+	require.NoError(t, err)
+	ls := rt.Plan()
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "A", Bytes: mb1, Do: PinGPU},
+		{Alloc: "sum", Bytes: mb1, Do: PinGPU},
+		{Alloc: "C4", Bytes: 4096, Do: PinGPU},
+	}, ls[0].Actions))
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "A", Bytes: mb1, Do: Release},
+		{Alloc: "A", Offset: mb1, Bytes: mb1, Do: PinGPU},
+		{Alloc: "sum", Bytes: mb1, Do: Release},
+		{Alloc: "sum", Offset: mb1, Bytes: mb1, Do: PinGPU},
+		{Alloc: "C4", Bytes: 4096, Do: PinGPU},
+	}, ls[16].Actions))
+}
+
+// A window stays pinned while launches that do not touch its structure run,
+// so it holds memory they may not place into. 5 units of 64 KB leave 4
+// (256 KB): launch 0 reads b[iter + 64 bid + tid] over 512 blocks of 64
+// threads, its whole 128 KB, and pins it as b's window; launch 1 (the same
+// iteration) reads a the same way and c (256 KB) once per thread: b's
+// 128 KB are held, a's window takes the other 128 KB, and Algorithm 1 has
+// nothing left for c, which is pinned on host (without the held window it
+// would pin 128 KB of c on top of a full memory).
+func TestAlgorithm2HeldWindowsCount(t *testing.T) {
+	const kb64, kb128 = 64 << 10, 128 << 10
+	p := &static.Program{Workload: "held", Allocs: []static.Alloc{
+		{Name: "a", Bytes: kb128, Managed: true}, {Name: "b", Bytes: kb128, Managed: true}, {Name: "c", Bytes: 2 * kb128, Managed: true}}}
+	whole := aff(0, tm(static.HostIter, 1), tm(static.BlockX, 64), tm(static.ThreadX, 1))
+	p.Kernels = []static.Kernel{
+		{Name: "kb", GridX: 512, GridY: 1, BlockX: 64, BlockY: 1, HostIter: 0, HostIters: 2,
+			Ops: []static.MemOp{{Alloc: "b", ElemBytes: 4, Index: whole, BranchFraction: 1}}},
+		{Name: "ka", GridX: 512, GridY: 1, BlockX: 64, BlockY: 1, HostIter: 0, HostIters: 2,
+			Ops: []static.MemOp{{Alloc: "a", ElemBytes: 4, Index: whole, BranchFraction: 1},
+				{Alloc: "c", ElemBytes: 8, Index: aff(0, tm(static.BlockX, 64), tm(static.ThreadX, 1)), BranchFraction: 1}}},
+	}
+	rt, err := NewRuntime(p, smallGPU, Memory{Capacity: 5 * kb64, Unit: kb64})
+	require.NoError(t, err)
+	ls := rt.Plan()
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "a", Bytes: kb128, Do: OnDemand},
+		{Alloc: "c", Bytes: 2 * kb128, Do: OnDemand},
+		{Alloc: "b", Bytes: kb128, Do: PinGPU},
+	}, ls[0].Actions))
+	require.Empty(t, cmp.Diff([]Action{
+		{Alloc: "a", Bytes: kb128, Do: PinGPU},
+		{Alloc: "c", Bytes: 2 * kb128, Do: PinHost},
+	}, ls[1].Actions))
 }

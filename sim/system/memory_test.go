@@ -48,13 +48,13 @@ func TestModelMemoryBoundsHeap(t *testing.T) {
 // workload is built, naming the scale, the estimate and a scale that fits.
 func TestMemoryLimit(t *testing.T) {
 	cfg := config.Default()
-	cfg.Run.Workload, cfg.Run.Scale, cfg.Run.MaxMemoryGB = "sssp", 10000, 16
+	cfg.Run.Workload, cfg.Run.Scale, cfg.Run.MaxMemoryGB = "bfs", 10000, 16
 	p, err := policy.New(cfg.Run.Policy, &cfg)
 	require.NoError(t, err)
 	_, err = system.New(&cfg, p)
 	var me *system.MemoryError
 	require.ErrorAs(t, err, &me)
-	assert.Contains(t, err.Error(), "workload sssp at run.scale = 10000 needs an estimated")
+	assert.Contains(t, err.Error(), "workload bfs at run.scale = 10000 needs an estimated")
 	assert.Contains(t, err.Error(), "more than run.max_memory_gb = 16.0")
 	assert.Greater(t, me.MaxScale, 100.0)
 	cfg.Run.Scale = me.MaxScale

@@ -246,6 +246,11 @@ type Driver struct {
 	seq     *rtl.Reg[uint64]
 	waiting *rtl.Reg[uint32]
 	perSM   *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
+	// Bit i of frozen: SM i's L1 TLB is frozen (perSM non-zero, reference
+	// timing aside); frozenShown is frozen before its last change, so
+	// Drive sets only the freeze wires of the SMs whose bit changed then.
+	frozen      *rtl.Reg[uint64]
+	frozenShown *rtl.Reg[uint64]
 
 	// Driver tables.
 	table    *rtl.Vec[uint64] // page states, 32 pages of 2 bits per word
@@ -277,6 +282,11 @@ type Driver struct {
 	stepIndex *rtl.Reg[uint32]
 	stepPage  *rtl.Reg[uint64]
 	inSteps   *rtl.Reg[bool]
+
+	// shootQuiet: neither the state nor the one before its last change
+	// offers a shootdown, so the shootdown's ports already show no offer
+	// and Drive leaves them (false at reset: the first Drive sets them).
+	shootQuiet *rtl.Reg[bool]
 
 	// Reply: the entry offered to the router, and whether it carries the
 	// remote PTE (a zero-copy access to a page still in host memory).
@@ -357,6 +367,8 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Drive
 	d.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
 	d.waiting = rtl.NewReg[uint32](b, "waiting", 32, 0)
 	d.perSM = rtl.NewVec[uint16](b, "per_sm", len(p.Frozen), 16, 0)
+	d.frozen = rtl.NewReg[uint64](b, "frozen", 64, 0)
+	d.frozenShown = rtl.NewReg[uint64](b, "frozen_shown", 64, 0)
 	d.table = rtl.NewVec[uint64](b, "page_state", (cfg.Pages+31)/32, 64, 0)
 	d.zcMapped = rtl.NewVec[uint64](b, "zc_mapped", (cfg.Pages+63)/64, 64, 0)
 	d.raised = rtl.NewVec[uint64](b, "raised", (cfg.Pages+63)/64, 64, 0)
@@ -375,6 +387,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Drive
 	d.runIssued = rtl.NewReg[uint16](b, "run_issued", 10, 0)
 	d.runLanded = rtl.NewReg[uint16](b, "run_landed", 10, 0)
 	d.repValid = rtl.NewFlag(b, "rep_valid", false)
+	d.shootQuiet = rtl.NewFlag(b, "shoot_quiet", false)
 	d.repIndex = rtl.NewReg[uint32](b, "rep_index", 32, 0)
 	d.repRemote = rtl.NewFlag(b, "rep_remote", false)
 	d.rescan = rtl.NewFlag(b, "rescan", false)
@@ -480,6 +493,10 @@ func (d *Driver) isRaised(page int) bool {
 	return d.raised.At(page/64).Q()>>(page%64)&1 != 0
 }
 
+// shooting reports a state in which Drive may offer a shootdown (the
+// states in which unmapPage may name a page).
+func shooting(st uint8) bool { return st == drvUnmap || st == drvShoot }
+
 // unmapPage is the page of the victim or mapping list under the cursor in
 // the unmapping states, or -1.
 func (d *Driver) unmapPage() int {
@@ -503,9 +520,10 @@ func (d *Driver) Drive() {
 	st := d.fsm.Q()
 	base := d.cfg.BaseVPN
 	d.Remote.Ready.Set(d.waiting.Q() < uint32(d.cfg.FaultBuffer))
-	// Reference fault timing freezes no TLB (-enable_accurate_simulation 0).
-	for i, f := range d.Frozen {
-		f.Set(d.perSM.At(i).Q() > 0 && d.reference == nil)
+	fz := d.frozen.Q()
+	for set := fz ^ d.frozenShown.Q(); set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
+		d.Frozen[i].Set(fz&(1<<i) != 0)
 	}
 	// One PTE write per cycle: a landed page first, else a victim page.
 	page := d.unmapPage()
@@ -517,8 +535,10 @@ func (d *Driver) Drive() {
 	}
 	// A victim is shot down once its PTE is remote; a fetched page's
 	// zero-copy mapping at once.
-	shoot := page >= 0 && (st == drvShoot || d.pageState(page) == pageRemote)
-	d.shoot.Drive(shoot, base+uint64(max(page, 0)))
+	if !d.shootQuiet.Q() {
+		shoot := page >= 0 && (st == drvShoot || d.pageState(page) == pageRemote)
+		d.shoot.Drive(shoot, base+uint64(max(page, 0)))
+	}
 	switch st {
 	case drvEvictCmd:
 		d.Cmd.Valid.Set(true)
@@ -691,13 +711,31 @@ func (d *Driver) evalReply() {
 	}
 	d.markRaised()
 	if c.arriveSM != c.replySM {
-		if c.arriveSM >= 0 {
-			d.perSM.At(c.arriveSM).Set(d.perSM.At(c.arriveSM).Q() + 1)
+		fz := d.frozen.Q()
+		if i := c.arriveSM; i >= 0 {
+			n := d.perSM.At(i).Q() + 1
+			d.perSM.At(i).Set(n)
+			fz = d.freeze(fz, i, n)
 		}
-		if c.replySM >= 0 {
-			d.perSM.At(c.replySM).Set(d.perSM.At(c.replySM).Q() - 1)
+		if i := c.replySM; i >= 0 {
+			n := d.perSM.At(i).Q() - 1
+			d.perSM.At(i).Set(n)
+			fz = d.freeze(fz, i, n)
+		}
+		if fz != d.frozen.Q() {
+			d.frozen.Set(fz)
+			d.frozenShown.Set(d.frozen.Q())
 		}
 	}
+}
+
+// freeze is the frozen mask fz with SM i's bit for n outstanding faults:
+// reference fault timing freezes no TLB (-enable_accurate_simulation 0).
+func (d *Driver) freeze(fz uint64, i int, n uint16) uint64 {
+	if n > 0 && d.reference == nil {
+		return fz | 1<<i
+	}
+	return fz &^ (1 << i)
 }
 
 // evalLanding retires a PTE write and takes a PME event: a chunk of a
@@ -853,6 +891,9 @@ func (d *Driver) finishCycle() {
 	if next != d.fsm.Q() {
 		d.fsm.Set(next)
 		c.busy = true
+		if quiet := !shooting(d.fsm.Q()) && !shooting(next); quiet != d.shootQuiet.Q() {
+			d.shootQuiet.Set(quiet)
+		}
 	}
 	// A command or a host-done offered next cycle may be taken then, and
 	// the unmapping states move every cycle: stay awake.

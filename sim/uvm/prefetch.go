@@ -93,29 +93,50 @@ func (treeNeighborhood) Prefetch(s *Space, b *Batch) {
 	}
 }
 
-// fillTree applies the >50% rule to region r's tree. occ and size hold one
-// level of nodes at a time, reduced in place from the leaves up.
+// fillTree applies the >50% rule to region r's tree over its resident
+// pages and the pages already in the batch.
 func fillTree(s *Space, b *Batch, r int) {
 	first, n := r*BlocksPerRegion, s.regionBlocks(r)
-	var occ, size [BlocksPerRegion]int
+	var occ [BlocksPerRegion]uint16
 	for i := range n {
-		blk := first + i
-		occ[i] = bits.OnesCount16(s.mask[blk] | b.fetch[blk])
+		occ[i] = s.mask[first+i] | b.fetch[first+i]
+	}
+	for fill := TreeFill(occ[:n]); fill != 0; fill &= fill - 1 {
+		b.AddBlock(first + bits.TrailingZeros32(fill))
+	}
+}
+
+// TreeFill is the tree-based neighborhood prefetcher's >50% rule over one
+// 2 MB region (gpu-sim.cc traverse_and_fill_lp_tree): occ holds the
+// occupancy of the region's first len(occ) 64 KB blocks, the ones that
+// exist, a bit per 4 KB page present or already to be fetched. Bottom-up,
+// every inner node whose occupancy is strictly more than half of its size,
+// but not all of it, is filled, and its parent sees it full. TreeFill
+// returns the blocks to fill, a bit per block of the region. The
+// single-GPU driver applies it to the GPU's residency, the multi-GPU
+// system (sim/multigpu, ot-prefetch) to each GPU's own.
+func TreeFill(occ []uint16) uint32 {
+	var o, size [BlocksPerRegion]int
+	n := min(len(occ), BlocksPerRegion)
+	for i := range n {
+		o[i] = bits.OnesCount16(occ[i])
 		size[i] = PagesPerBlock
 	}
+	var fill uint32
 	width := BlocksPerRegion
 	for level := 1; level <= treeLevels; level++ {
 		width /= 2
 		span := 1 << level
 		for j := range width {
-			o, z := occ[2*j]+occ[2*j+1], size[2*j]+size[2*j+1]
-			if o != z && 2*o > z {
+			sum, z := o[2*j]+o[2*j+1], size[2*j]+size[2*j+1]
+			if sum != z && 2*sum > z {
 				for leaf := j * span; leaf < min((j+1)*span, n); leaf++ {
-					b.AddBlock(first + leaf)
+					fill |= 1 << leaf
 				}
-				o = z
+				sum = z
 			}
-			occ[j], size[j] = o, z
+			o[j], size[j] = sum, z
 		}
 	}
+	return fill
 }

@@ -41,7 +41,7 @@ const (
 
 type bfs struct {
 	g                                                 *graph
-	level                                             []int32
+	level                                             nodeLevels
 	nodes, mask, updating, visited, edges, cost, over uint64
 }
 
@@ -61,9 +61,15 @@ func newBFS(p Params, scale float64) (*builtin, error) {
 			return nil, fmt.Errorf("workload bfs: %s: %w", p.GraphFile, err)
 		}
 	} else {
-		g = generateRodiniaGraph(scaled(bfsNodes, scale, 1, 2), scaled(bfsEdges, scale, 2, 4), p.Seed)
+		edges := scaled(bfsEdges, scale, 2, 4)
+		if err := checkGraphIndices("bfs", "edges", edges, bfsEdges, p.Scale); err != nil {
+			return nil, err
+		}
+		g = generateRodiniaGraph(scaled(bfsNodes, scale, 1, 2), edges, p.Seed)
 	}
-	return buildBFS(g), nil
+	w := buildBFS(g)
+	w.fromFile = p.GraphFile != ""
+	return w, nil
 }
 
 func buildBFS(g *graph) *builtin {
@@ -115,7 +121,7 @@ func newBFSExpand(bf *bfs, k int32, tid0 int) *bfsExpand {
 	s := bfsExpandPool.fill(bfsExpand{bf: bf, k: k, tid0: tid0})
 	for l := 0; l < WarpSize; l++ {
 		tid := tid0 + l
-		if tid < len(bf.level) && bf.level[tid] == k {
+		if tid < bf.level.len() && bf.level.at(uint32(tid)) == k {
 			s.lane[s.n] = uint8(l)
 			s.edges[s.n] = bf.g.cursor(tid)
 			s.steps = max(s.steps, s.edges[s.n].degree)
@@ -139,7 +145,7 @@ const (
 )
 
 func (s *bfsExpand) visited(v uint32) bool {
-	l := s.bf.level[v]
+	l := s.bf.level.at(v)
 	return l >= 0 && l <= s.k
 }
 
@@ -166,7 +172,7 @@ func (s *bfsExpand) next(op *Op) bool {
 			return true
 		case bfsLoadMask:
 			op.mem(OpLoad, 1)
-			for l := 0; l < WarpSize && s.tid0+l < len(bf.level); l++ {
+			for l := 0; l < WarpSize && s.tid0+l < bf.level.len(); l++ {
 				op.lane(bf.mask + uint64(s.tid0+l))
 			}
 		case bfsClearMask, bfsLoadNode:
@@ -271,14 +277,14 @@ func (s *bfsUpdate) next(op *Op) bool {
 			return true
 		case 1:
 			op.mem(OpLoad, 1)
-			for l := 0; l < WarpSize && s.tid0+l < len(bf.level); l++ {
+			for l := 0; l < WarpSize && s.tid0+l < bf.level.len(); l++ {
 				op.lane(bf.updating + uint64(s.tid0+l))
 			}
 		case 2, 3, 4, 5: // graph_mask, graph_visited, *g_over, updating_graph_mask
 			op.mem(OpStore, 1)
-			for l := 0; l < WarpSize && s.tid0+l < len(bf.level); l++ {
+			for l := 0; l < WarpSize && s.tid0+l < bf.level.len(); l++ {
 				tid := uint64(s.tid0 + l)
-				if bf.level[tid] != s.k+1 {
+				if bf.level.at(uint32(tid)) != s.k+1 {
 					continue
 				}
 				switch pc {

@@ -46,6 +46,18 @@ const (
 	graphQuoteMax = 40
 )
 
+// checkGraphIndices fails when a generated graph has more than
+// maxGraphCount of what its benchmark indexes with a C int (bfs's edge
+// ids, sssp's edgeArray), count at the given scale and perScale at scale 1,
+// naming the largest whole scale that fits.
+func checkGraphIndices(name, what string, count, perScale int, scale float64) error {
+	if count <= maxGraphCount {
+		return nil
+	}
+	return fmt.Errorf("workload %s: Params.Scale = %v makes %d %s, more than the benchmark's C int indices allow (%d); Params.Scale = %d fits",
+		name, scale, count, what, maxGraphCount, maxGraphCount/perScale)
+}
+
 // graphTokens reads a Rodinia graph file's whitespace-separated integers
 // and knows the line each one is on.
 type graphTokens struct {
@@ -189,12 +201,84 @@ func checkEdgeRanges(g *graph, lines []int32) error {
 	return nil
 }
 
+// nodeLevels is every node's BFS level, -1 if unreachable: one byte per
+// node while the depth stays under narrowUnreached (a generated graph's is
+// logarithmic in its size: 11 at 261,444 nodes), four bytes otherwise.
+type nodeLevels struct {
+	narrow []uint8
+	wide   []int32
+}
+
+// narrowUnreached marks an unreachable node in nodeLevels.narrow; a level
+// must stay below it.
+const narrowUnreached = math.MaxUint8
+
+func (l *nodeLevels) len() int {
+	if l.narrow != nil {
+		return len(l.narrow)
+	}
+	return len(l.wide)
+}
+
+// at is node v's level, -1 if unreachable.
+func (l *nodeLevels) at(v uint32) int32 {
+	if l.narrow != nil {
+		if b := l.narrow[v]; b != narrowUnreached {
+			return int32(b)
+		}
+		return -1
+	}
+	return l.wide[v]
+}
+
 // bfsLevels runs breadth-first search from node 0 and returns every node's
-// level (-1 if unreachable) and the deepest level. Levels do not depend on
-// the order a level's nodes are expanded in, so each level is expanded in
-// node order, which reads the edge lists front to back. The levels follow
+// level and the deepest level. Levels do not depend on the order a level's
+// nodes are expanded in, so each level is expanded in node order, which
+// reads the edge lists front to back.
+func bfsLevels(g *graph) (nodeLevels, int) {
+	if level, depth, ok := narrowBFSLevels(g); ok {
+		return nodeLevels{narrow: level}, depth
+	}
+	level, depth := wideBFSLevels(g)
+	return nodeLevels{wide: level}, depth
+}
+
+// narrowBFSLevels finds the levels in one byte per node and nothing else:
+// level k's nodes are found by scanning the levels, at most
+// narrowUnreached scans of one byte per node. It fails at a depth of
+// narrowUnreached.
+func narrowBFSLevels(g *graph) ([]uint8, int, bool) {
+	level := make([]uint8, g.nodes())
+	for i := range level {
+		level[i] = narrowUnreached
+	}
+	level[0] = 0
+	for k := uint8(0); ; k++ {
+		found := false
+		for u, l := range level {
+			if l != k {
+				continue
+			}
+			c := g.cursor(u)
+			for j := uint32(0); j < c.degree; j++ {
+				if v := g.destOf(&c, j); level[v] == narrowUnreached {
+					if k+1 == narrowUnreached {
+						return nil, 0, false
+					}
+					level[v] = k + 1
+					found = true
+				}
+			}
+		}
+		if !found {
+			return level, int(k), true
+		}
+	}
+}
+
+// wideBFSLevels finds the levels of a graph of any depth: the levels follow
 // one another in a single queue of at most one entry per node.
-func bfsLevels(g *graph) ([]int32, int) {
+func wideBFSLevels(g *graph) ([]int32, int) {
 	level := make([]int32, g.nodes())
 	for i := range level {
 		level[i] = -1

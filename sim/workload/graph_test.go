@@ -41,7 +41,7 @@ func TestReadRodiniaGraph(t *testing.T) {
 	assert.Empty(t, cmp.Diff([]uint32{0, 2, 4, 5, 7}, g.start))
 	assert.Empty(t, cmp.Diff([]uint32{2, 2, 1, 2, 1}, g.degree))
 	assert.Empty(t, cmp.Diff([]uint32{1, 2, 0, 3, 0, 1, 4, 3}, g.dest))
-	level, depth := bfsLevels(g)
+	level, depth := allLevels(g)
 	assert.Empty(t, cmp.Diff([]int32{0, 1, 1, 2, 3}, level))
 	assert.Equal(t, 3, depth)
 }
@@ -87,7 +87,7 @@ func FuzzReadRodiniaGraph(f *testing.F) {
 		for _, d := range g.dest {
 			require.Less(t, int(d), g.nodes())
 		}
-		level, _ := bfsLevels(g)
+		level, _ := allLevels(g)
 		require.Equal(t, int32(0), level[0])
 	})
 }
@@ -137,7 +137,7 @@ func TestGeneratedGraphMatchesGraphgen(t *testing.T) {
 func TestBFSKernelsFollowTraversal(t *testing.T) {
 	wl := mustNew(t, "bfs", Params{Scale: 0.02, Seed: 4})
 	g := explicitGraph(generateRodiniaGraph(scaled(bfsNodes, 0.02, 1, 2), scaled(bfsEdges, 0.02, 2, 4), 4))
-	level, depth := bfsLevels(g)
+	level, depth := allLevels(g)
 	edges, visited := allocByName(t, wl, "graph_edges"), allocByName(t, wl, "graph_visited")
 	cost := allocByName(t, wl, "cost")
 	ks := kernels(wl)

@@ -84,7 +84,7 @@ func explicitGraph(g *graph) *graph {
 // TestGeneratedGraphMatchesReference: the compact graph lists, node for
 // node, the same edges in the same order as the stored reference, at sizes
 // from a handful of nodes (many self loops and repeated draws) to the
-// shipped input's, and bfsLevels finds the same levels on both.
+// shipped input's, and allLevels finds the same levels on both.
 func TestGeneratedGraphMatchesReference(t *testing.T) {
 	for _, c := range []struct {
 		nodes, edges int
@@ -98,8 +98,8 @@ func TestGeneratedGraphMatchesReference(t *testing.T) {
 		assert.Empty(t, cmp.Diff(want.start, got.start), "%+v: start", c)
 		assert.Empty(t, cmp.Diff(want.degree, got.degree), "%+v: degree", c)
 		assert.Empty(t, cmp.Diff(want.dest, got.dest), "%+v: dest", c)
-		wantLevel, wantDepth := bfsLevels(want)
-		level, depth := bfsLevels(g)
+		wantLevel, wantDepth := allLevels(want)
+		level, depth := allLevels(g)
 		assert.Equal(t, wantDepth, depth, "%+v: depth", c)
 		assert.Empty(t, cmp.Diff(wantLevel, level), "%+v: level", c)
 	}

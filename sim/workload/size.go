@@ -14,22 +14,35 @@ type Size struct {
 	Host  uint64 // host bytes of the workload itself, at the generator's peak
 }
 
-// hostPerByte is the generator's peak host memory (Go heap, collector
-// headroom included) per byte of allocations, for the generators that
-// compute the algorithm at construction; the others hold only a few
-// scalars. Measured as the growth of runtime.MemStats.HeapSys while
-// building at scale 64 and 256 (TestSizeBoundsHostMemory holds each value
-// above the measurement):
-//   - bfs: graphgen's draw arrays (4 B per half-edge in src and dst), the
-//     graph (start, degree, 4 B per node each; dest, 4 B per edge) and
-//     the levels, about 1.6 B per byte of its 15 B per node + 4 B per
-//     edge of allocations, 2.2 B with the collector's headroom;
-//   - sssp: the float32 distance arrays (8 B per vertex) and one finalized
-//     bitset per iteration against 29 B of allocations per vertex, 0.34 B.
-var hostPerByte = map[string]float64{
-	"bfs":  2.4,
-	"sssp": 0.4,
+// generatorHost is a generator's peak host memory for allocations of the
+// given bytes; the generators not named hold only a few scalars and draw
+// their addresses from the seed as the warps run.
+//   - bfs: the generated graph (generatedGraph: 1 B of draw count and 4 B
+//     of reverse-edge offset per node, 4 B per reverse edge, 1 B per 64
+//     nodes of block bases) and one byte of level per node, 6.25 B per
+//     node + 4 B per edge pair against 15 B per node + 8 B per edge pair
+//     of allocations: at most 0.48 B per byte at graphgen's 2 to 4 pairs
+//     per node; 0.55 leaves room for the collector (TestSizeBoundsHostMemory
+//     holds it above the measured heap).
+//   - sssp: fixed at any scale (ssspHostBytes).
+func generatorHost(name string, bytes uint64) uint64 {
+	switch name {
+	case "bfs":
+		return uint64(bfsHostPerByte * float64(bytes))
+	case "sssp":
+		return ssspHostBytes
+	}
+	return 0
 }
+
+const (
+	bfsHostPerByte = 0.55
+	// graphFileHostPerByte: a graph read from a file is held whole (start
+	// and degree per node, a destination per edge, each grown by append)
+	// with int32 levels where it is deep, about 2 B per byte at graphgen's
+	// degrees and 2.4 B at most.
+	graphFileHostPerByte = 2.4
+)
 
 // hostBytes is implemented by workloads that know their host memory (a
 // trace: its records).
@@ -41,10 +54,15 @@ func SizeOfWorkload(wl Workload) Size {
 	for _, a := range wl.Allocs() {
 		s.Bytes += a.Bytes
 	}
-	if h, ok := wl.(hostBytes); ok {
-		s.Host = h.HostBytes()
-	} else {
-		s.Host = uint64(hostPerByte[wl.Name()] * float64(s.Bytes))
+	switch b, isBuiltin := wl.(*builtin); {
+	case isBuiltin && b.fromFile:
+		s.Host = uint64(graphFileHostPerByte * float64(s.Bytes))
+	case isBuiltin:
+		s.Host = generatorHost(b.name, s.Bytes)
+	default:
+		if h, ok := wl.(hostBytes); ok {
+			s.Host = h.HostBytes()
+		}
 	}
 	return s
 }
@@ -55,8 +73,9 @@ var reference sync.Map // name -> Size
 // SizeOf predicts the size of the workload New(name, p) builds, without
 // building it at p's scale: a built-in workload's allocations grow in
 // proportion to Scale (each generator scales one dimension of its arrays,
-// nw both dimensions by the square root), so its size is its size at
-// scale 1 times Scale. A trace or a graph file is read.
+// nw both dimensions by the square root), so its allocations are those at
+// scale 1 times Scale, and its host memory generatorHost of them. A trace
+// or a graph file is read.
 func SizeOf(name string, p Params) (Size, error) {
 	if _, ok := TraceFile(name); ok || p.GraphFile != "" {
 		wl, err := New(name, p)
@@ -80,6 +99,6 @@ func SizeOf(name string, p Params) (Size, error) {
 	if scale == 0 {
 		scale = 1
 	}
-	r := ref.(Size)
-	return Size{Bytes: uint64(float64(r.Bytes) * scale), Host: uint64(float64(r.Host) * scale)}, nil
+	bytes := uint64(float64(ref.(Size).Bytes) * scale)
+	return Size{Bytes: bytes, Host: generatorHost(name, bytes)}, nil
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,4 +30,28 @@ func TestSizeOfTrace(t *testing.T) {
 	require.ErrorContains(t, err, "no such file")
 	_, err = SizeOf("nosuch", Params{})
 	require.ErrorContains(t, err, `workload "nosuch" unknown`)
+}
+
+// The predicted host memory of the generators that hold data bounds every
+// byte they allocate while building (runtime.MemStats.TotalAlloc, which
+// counts garbage too, so the heap never grows further at any moment of the
+// build), at scales from a fraction to several times the shipped inputs.
+func TestSizeBoundsHostMemory(t *testing.T) {
+	for _, name := range []string{"bfs", "sssp"} {
+		for _, scale := range []float64{0.05, 1, 4} {
+			if testing.Short() && scale > 1 {
+				continue
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			wl := mustNew(t, name, Params{Scale: scale, Seed: 3})
+			runtime.ReadMemStats(&after)
+			allocated := after.TotalAlloc - before.TotalAlloc
+			size := SizeOfWorkload(wl)
+			t.Logf("%s at scale %g: %d B of allocations, %d B allocated while building, %d B predicted", name, scale, size.Bytes, allocated, size.Host)
+			assert.LessOrEqual(t, allocated, size.Host, "%s at scale %g", name, scale)
+			runtime.KeepAlive(wl)
+		}
+	}
 }

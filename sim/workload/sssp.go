@@ -2,7 +2,7 @@ package workload
 
 import (
 	"math"
-	"math/bits"
+	"slices"
 )
 
 // sssp: the frontier-based single-source shortest path shipped with the
@@ -23,7 +23,12 @@ import (
 // the updating distance back.
 //
 // At construction the algorithm runs in Go with float32 arithmetic and
-// records the finalized set before every iteration as a bitset.
+// records the finalized set before every iteration as a sorted list of
+// vertices. A vertex is finalized only when an edge from the previous set
+// improved it, so set it holds at most 2^it vertices: the sets together hold
+// fewer than 2^(MAX_ITERATION+1) = 65,536, and the distances the algorithm
+// keeps are those of the vertices it reached, at most twice as many, at any
+// scale (ssspHostBytes).
 //
 // Scale multiplies the vertex count.
 
@@ -47,14 +52,17 @@ type sssp struct {
 	n    int
 	seed uint64
 	// finalized[it] is the finalized set before iteration it (it = 0 ..
-	// iterations); bit v of word v/64.
-	finalized                                                [][]uint64
+	// iterations), in ascending vertex order.
+	finalized                                                [][]uint32
 	vertexArr, edgeArr, weightArr, shortest, flags, updating uint64
 }
 
 func newSSSP(p Params, scale float64) (*builtin, error) {
 	ss := &sssp{n: scaled(ssspVertices, scale, 1, ssspNeighbours+1), seed: p.Seed}
 	n := uint64(ss.n)
+	if err := checkGraphIndices("sssp", "edgeArray entries", ss.n*ssspNeighbours, ssspVertices*ssspNeighbours, p.Scale); err != nil {
+		return nil, err
+	}
 	w := &builtin{name: "sssp", class: Irregular}
 	iVertex := w.alloc("vertexArray", 4*n, Managed, true)
 	iEdge := w.alloc("edgeArray", 4*n*ssspNeighbours, Managed, true)
@@ -108,51 +116,62 @@ func (ss *sssp) weight(e int) float32 {
 	return float32(draw(ss.seed, streamWeight, uint64(e), ssspWeightSteps)) / ssspWeightSteps
 }
 
-func (ss *sssp) isFinalized(it, v int) bool {
-	return ss.finalized[it][v/64]>>(v%64)&1 != 0
+// finalizedIn is the part of finalized set it in vertices [lo, hi).
+func (ss *sssp) finalizedIn(it, lo, hi int) []uint32 {
+	set := ss.finalized[it]
+	i, _ := slices.BinarySearch(set, uint32(lo))
+	j := i
+	for j < len(set) && set[j] < uint32(hi) {
+		j++
+	}
+	return set[i:j]
 }
 
+// ssspDistance is a reached vertex's shortestDistances and
+// updatingShortestDistances; every other vertex holds FLT_MAX in both.
+type ssspDistance struct{ dist, upd float32 }
+
+// ssspHostBytes bounds the algorithm's host memory at any scale: the
+// finalized sets (4 B per entry, fewer than 65,536 entries) and the map of
+// reached vertices (at most 2^17, about 40 B each with the map's buckets),
+// doubled for the collector.
+const ssspHostBytes = 2 * (4<<16 + 40<<17)
+
 // run executes the host loop and the kernels functionally and returns the
-// number of (Kernel1, Kernel2) iterations launched.
+// number of (Kernel1, Kernel2) iterations launched. Only the vertices an
+// edge from a finalized vertex reaches change, so a round visits those
+// alone, in ascending order as the kernels do; the others keep FLT_MAX.
 func (ss *sssp) run() int {
-	n := ss.n
-	dist := make([]float32, n)
-	upd := make([]float32, n)
-	for i := range dist {
-		dist[i], upd[i] = math.MaxFloat32, math.MaxFloat32
-	}
-	dist[0], upd[0] = 0, 0
-	words := (n + 63) / 64
-	flags := make([]uint64, words)
-	flags[0] = 1
-	nonEmpty := func(f []uint64) bool {
-		for _, x := range f {
-			if x != 0 {
-				return true
-			}
-		}
-		return false
-	}
+	reached := map[uint32]*ssspDistance{0: {0, 0}}
+	flags := []uint32{0}
+	var touched []uint32
 	it := 0
-	for nonEmpty(flags) && it < ssspMaxIterations {
+	for len(flags) > 0 && it < ssspMaxIterations {
 		for a := 0; a < ssspAsyncIters; a++ {
 			ss.finalized = append(ss.finalized, flags)
-			for wi, word := range flags {
-				for ; word != 0; word &= word - 1 {
-					v := wi*64 + bits.TrailingZeros64(word)
-					for l := 0; l < ssspNeighbours; l++ {
-						d := ss.neighbour(v, l)
-						upd[d] = min(upd[d], dist[v]+ss.weight(v*ssspNeighbours+l))
+			touched = touched[:0]
+			for _, v := range flags {
+				from := reached[v].dist
+				for l := 0; l < ssspNeighbours; l++ {
+					d := ss.neighbour(int(v), l)
+					r, ok := reached[d]
+					if !ok {
+						r = &ssspDistance{math.MaxFloat32, math.MaxFloat32}
+						reached[d] = r
 					}
+					r.upd = min(r.upd, from+ss.weight(int(v)*ssspNeighbours+l))
+					touched = append(touched, d)
 				}
 			}
-			next := make([]uint64, words)
-			for v := 0; v < n; v++ {
-				if dist[v] > upd[v] {
-					dist[v] = upd[v]
-					next[v/64] |= 1 << (v % 64)
+			slices.Sort(touched)
+			var next []uint32
+			for _, v := range slices.Compact(touched) {
+				r := reached[v]
+				if r.dist > r.upd {
+					r.dist = r.upd
+					next = append(next, v)
 				}
-				upd[v] = dist[v]
+				r.upd = r.dist
 			}
 			flags = next
 			it++
@@ -262,10 +281,10 @@ func (s *ssspRelax) next(op *Op) bool {
 			op.mem(OpLoad, 1)
 			for t := s.tid0; t < hi; t++ {
 				op.lane(ss.flags + uint64(t))
-				if ss.isFinalized(s.it, t) {
-					s.active[s.n] = int32(t)
-					s.n++
-				}
+			}
+			for _, t := range ss.finalizedIn(s.it, s.tid0, hi) {
+				s.active[s.n] = int32(t)
+				s.n++
 			}
 			return true
 		case relaxClearFlag:
@@ -372,10 +391,7 @@ func (s *ssspSettle) next(op *Op) bool {
 			} else {
 				op.mem(OpStore, 1)
 			}
-			for t := s.tid0; t < hi; t++ {
-				if !ss.isFinalized(s.it+1, t) {
-					continue
-				}
+			for _, t := range ss.finalizedIn(s.it+1, s.tid0, hi) {
 				if pc == 4 {
 					op.lane(ss.shortest + 4*uint64(t))
 				} else {

@@ -8,7 +8,8 @@ import (
 
 // SUV Table I's applications that the built-in workloads do not already
 // cover (2DC = 2dconv, FDT = fdtd, BFS = bfs), written as described
-// workloads (described.go) from the public sources. They are not part of
+// workloads (described.go) from the public sources (GMM, GRM, FW and DTG
+// in suv_iterative.go). They are not part of
 // Names() (the UVMMU experiments' set); SUVNames lists them, and
 // SUVTableNames maps Table I's abbreviations to the workloads.
 //
@@ -17,11 +18,15 @@ import (
 // few MB so that a run takes seconds, and reach the paper's sizes with
 // --scale (docs/suv.md lists the factors and the class changes).
 var suvGenerators = map[string]generator{
-	"mvt":     describedGenerator(buildMVT),
-	"bicg":    describedGenerator(buildBICG),
-	"mm":      describedGenerator(buildMM),
-	"xsbench": describedGenerator(buildXSBench),
-	"btree":   describedGenerator(buildBTree),
+	"mvt":           describedGenerator(buildMVT),
+	"bicg":          describedGenerator(buildBICG),
+	"mm":            describedGenerator(buildMM),
+	"xsbench":       describedGenerator(buildXSBench),
+	"btree":         describedGenerator(buildBTree),
+	"gemm":          describedGenerator(buildGEMM),
+	"gramschmidt":   describedGenerator(buildGramschmidt),
+	"floydwarshall": describedGenerator(buildFloydWarshall),
+	"doitgen":       describedGenerator(buildDoitgen),
 }
 
 // describedGenerator is the generator of a described workload.
@@ -34,14 +39,23 @@ func describedGenerator(build func(p Params, scale float64) *describedWorkload) 
 
 // SUVNames returns the SUV workloads' names, sorted.
 func SUVNames() []string {
-	return []string{"bicg", "btree", "mm", "mvt", "xsbench"}
+	return []string{"bicg", "btree", "doitgen", "floydwarshall", "gemm", "gramschmidt", "mm", "mvt", "xsbench"}
 }
 
 // SUVTableNames maps SUV Table I's abbreviation to the workload that
 // models it, for the workloads this simulator has.
 var SUVTableNames = map[string]string{
 	"2DC": "2dconv", "FDT": "fdtd", "BFS": "bfs", "MVT": "mvt", "BCG": "bicg",
-	"MM": "mm", "XSB": "xsbench", "BTR": "btree",
+	"MM": "mm", "XSB": "xsbench", "BTR": "btree", "GMM": "gemm", "GRM": "gramschmidt",
+	"FW": "floydwarshall", "DTG": "doitgen",
+}
+
+// SUVTableTypes are the types SUV Table I gives each application's data
+// structures (I Iterative, D Density, T Temporal, U Unknown), for the
+// applications in SUVTableNames.
+var SUVTableTypes = map[string]string{
+	"2DC": "D", "BFS": "D, U", "BCG": "D", "BTR": "U, D", "DTG": "I, D", "FDT": "D",
+	"FW": "I, D", "GMM": "D, T", "GRM": "I, D", "MM": "D, T", "MVT": "D", "XSB": "D, U",
 }
 
 // scaledSide scales a square problem's side by the square root of scale,
@@ -228,4 +242,5 @@ func buildBTree(p Params, scale float64) *describedWorkload {
 // suvDescribers describe the SUV workloads from the same builders.
 var suvDescribers = map[string]func(p Params, scale float64) *describedWorkload{
 	"mvt": buildMVT, "bicg": buildBICG, "mm": buildMM, "xsbench": buildXSBench, "btree": buildBTree,
+	"gemm": buildGEMM, "gramschmidt": buildGramschmidt, "floydwarshall": buildFloydWarshall, "doitgen": buildDoitgen,
 }

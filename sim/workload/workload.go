@@ -184,10 +184,11 @@ func Layout(allocs []Alloc) {
 
 // builtin is the Workload every generator returns.
 type builtin struct {
-	name   string
-	class  string
-	allocs []Alloc
-	phases []Phase
+	name     string
+	class    string
+	allocs   []Alloc
+	phases   []Phase
+	fromFile bool // its data is read from a file and held whole (SizeOfWorkload)
 }
 
 func (b *builtin) Name() string    { return b.name }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/multigpu"
 	"github.com/uvmmu/uvmmu/sim/workload"
 )
 
@@ -17,12 +18,15 @@ import (
 // loads, or checks a configuration file: an unknown key, a value of the
 // wrong type or out of its range is a usage error (exit status 2) naming
 // the key. The check is run's own, up to the first simulated cycle, so a
-// file passes it exactly when run accepts it.
+// file passes it exactly when run accepts it: with multigpu.gpus above 1
+// (in the file or from --gpus) it builds the multi-GPU system, as run
+// does.
 func configCmd(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("uvmsim config", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	printDefaults := fs.Bool("print-defaults", false, "print every configuration key with its default value as a TOML file")
 	check := fs.String("check", "", "validate this TOML configuration file against the keys and their allowed values")
+	gpus := fs.String("gpus", "", "with --check: GPUs of the system to check (multigpu.gpus; above 1, the multi-GPU system)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
@@ -39,13 +43,30 @@ func configCmd(args []string, stdout, stderr io.Writer) error {
 		def := config.Default()
 		_, err := io.WriteString(stdout, defaultsTOML(&def))
 		return err
+	case fs.Changed("gpus") && *check == "":
+		return usage("config: --gpus goes with --check FILE")
 	case *check != "":
 		cfg := config.Default()
 		if err := cfg.LoadFile(*check); err != nil {
 			return usageError{err}
 		}
+		if fs.Changed("gpus") {
+			if err := cfg.Set("multigpu.gpus=" + *gpus); err != nil {
+				return usage("--gpus: %v", err)
+			}
+		}
 		if err := cfg.Validate(); err != nil {
 			return usageError{err}
+		}
+		if cfg.MultiGPU.GPUs > 1 {
+			if err := checkMultiGPUWorkload(cfg.Run.Workload); err != nil {
+				return usage("%s: %v", *check, err)
+			}
+			if _, err := multigpu.New(&cfg); err != nil {
+				return usage("%s: %v", *check, err)
+			}
+			fmt.Fprintf(stdout, "%s: ok (%d GPUs)\n", *check, cfg.MultiGPU.GPUs)
+			return nil
 		}
 		if err := workload.CheckName(cfg.Run.Workload); err != nil {
 			return usage("%s: run.workload: %v", *check, err)

@@ -66,3 +66,35 @@ func TestConfigCheckNamesTheKey(t *testing.T) {
 	assert.Equal(t, exitUsage, Main([]string{"config"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "--print-defaults or --check FILE")
 }
+
+// With multigpu.gpus above 1, in the file or from --gpus, --check builds
+// the multi-GPU system: a GRIT workload passes, a trace (one GPU only) and
+// a GPU count out of range are usage errors naming the key.
+func TestConfigCheckMultiGPU(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		return path
+	}
+	grit := write("grit.toml", "[multigpu]\ngpus = 4\npolicy = \"ot-prefetch\"\n[run]\nworkload = \"grit-st\"\nscale = 0.002\n[gpu]\nsms = 2\nwarps_per_sm = 8\n")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, exitOK, Main([]string{"config", "--check", grit}, &stdout, &stderr), stderr.String())
+	assert.Equal(t, grit+": ok (4 GPUs)\n", stdout.String())
+
+	trace := write("trace.toml", "[run]\nworkload = \"trace:"+filepath.Join(dir, "grit.toml")+"\"\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--check", trace, "--gpus", "4"}, "a trace runs on one GPU"},
+		{[]string{"--check", grit, "--gpus", "17"}, "multigpu.gpus = 17 out of range"},
+		{[]string{"--gpus", "4"}, "--gpus goes with --check FILE"},
+	}
+	for _, tc := range cases {
+		stdout.Reset()
+		stderr.Reset()
+		assert.Equal(t, exitUsage, Main(append([]string{"config"}, tc.args...), &stdout, &stderr), tc.args)
+		assert.Contains(t, stderr.String(), tc.want, tc.args)
+	}
+}

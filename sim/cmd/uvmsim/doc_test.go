@@ -90,8 +90,9 @@ func docCommands(t *testing.T) []docCommand {
 
 // docRun is how a documented command line runs in the test: its arguments
 // (placeholders and large sizes replaced by tiny ones; {tmp}, {trace},
-// {config} and {results} are a temporary directory, the trace-format
-// example, a small configuration file and two results) and its exit
+// {config}, {results} and {incomplete} are a temporary directory, the
+// trace-format example, a small configuration file, two results and a
+// page holding the incomplete experiment's markers) and its exit
 // status. A line that names a command and flags without values (a
 // reference such as "uvmsim run --json") is checked against the command's
 // --help instead.
@@ -131,10 +132,15 @@ var docRuns = map[string]docRun{
 	"uvmsim report [--policy uvmmu] [--baseline um] [--where key=value]... [--csv FILE] FILE...":        {[]string{"report", "--policy", "uvmmu", "--baseline", "um", "--where", "run.graph_file=", "{results}"}, exitOK},
 	"uvmsim plot DIR": {[]string{"plot", "{tmp}/not-an-output-dir"}, exitUsage}, // plot reads a directory an experiment wrote
 	"uvmsim plot OUT": {[]string{"plot", "{tmp}/not-an-output-dir"}, exitUsage},
-	"uvmsim run --json /nonexistent/dir/x.json":  {[]string{"run", "--workload", "ra", "--scale", "0.01", "--json", "/nonexistent/dir/x.json"}, exitUsage},
-	"uvmsim area [--liberty FILE] [--json FILE]": {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
-	"uvmsim suv-analyze":                         {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
-	"uvmsim grit-characterize":                   {[]string{"grit-characterize", "--scale", "0.01", "--out", "{tmp}/grit"}, exitOK},
+	"uvmsim run --json /nonexistent/dir/x.json":                           {[]string{"run", "--workload", "ra", "--scale", "0.01", "--json", "/nonexistent/dir/x.json"}, exitUsage},
+	"uvmsim area [--liberty FILE] [--json FILE]":                          {[]string{"area", "--help"}, exitOK}, // the Yosys flow takes minutes
+	"uvmsim suv-analyze":                                                  {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
+	"uvmsim suv-analyze --table [--scale S] [--sms N] [--warps-per-sm N]": {[]string{"suv-analyze", "--table", "--scale", "0.5", "--sms", "4", "--warps-per-sm", "32"}, exitOK},
+	"uvmsim suv-analyze --table --scale 0.25":                             {[]string{"suv-analyze", "--table", "--scale", "0.25"}, exitOK},
+	"uvmsim experiment suv --scale 0.25 --jobs 2":                         experimentCheck("suv"),
+	"uvmsim suv-analyze --table":                                          {[]string{"suv-analyze", "--table"}, exitOK},
+	"uvmsim suv-analyze --table --sms 82 --warps-per-sm 48":               {[]string{"suv-analyze", "--table", "--sms", "82", "--warps-per-sm", "48"}, exitOK},
+	"uvmsim grit-characterize":                                            {[]string{"grit-characterize", "--scale", "0.01", "--out", "{tmp}/grit"}, exitOK},
 	"uvmsim run --preset grit --workload grit-st --policy ac [--gpus N] [--scale F] [--json FILE] [--check]": {
 		[]string{"run", "--preset", "grit", "--workload", "grit-st", "--policy", "ac", "--gpus", "4", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--json", "{tmp}/m.json", "--check"}, exitOK},
 	"uvmsim experiment grit-schemes [--workloads LIST] [--schemes ot,ac,dup] [--scale F] [--jobs N] [--out DIR]": {
@@ -145,11 +151,16 @@ var docRuns = map[string]docRun{
 		[]string{"experiment", "grit-validate", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "2", "--runs", "{tmp}/gvr", "--out", "{tmp}/gv"}, exitOK},
 	"uvmsim experiment grit-characterize [--scale F] [--out DIR]": {
 		[]string{"experiment", "grit-characterize", "--workloads", "grit-gemm", "--scale", "0.01", "--out", "{tmp}/gc"}, exitOK},
-	"uvmsim COMMAND --help":                                               {[]string{"run", "--help"}, exitOK},
-	"uvmsim run --workload sssp --scale 10000":                            {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
-	"uvmsim run --workload sssp --scale 10000 --set run.max_memory_gb=16": {[]string{"run", "--workload", "sssp", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
-	"uvmsim run --workload hotspot --policy uvmmu --oversub 125":          {[]string{"run", "--workload", "hotspot", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.05"}, exitOK},
-	"uvmsim run --workload ra --policy uvmmu --oversub 125 --scale 0.35":  {[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.35"}, exitOK},
+	"uvmsim COMMAND --help":                                                             {[]string{"run", "--help"}, exitOK},
+	"uvmsim run --workload bfs --scale 10000":                                           {[]string{"run", "--workload", "bfs", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
+	"uvmsim run --workload bfs --scale 10000 --set run.max_memory_gb=16":                {[]string{"run", "--workload", "bfs", "--scale", "10000", "--set", "run.max_memory_gb=16"}, exitUsage},
+	"uvmsim run --workload sssp --scale 10000":                                          {[]string{"run", "--workload", "sssp", "--scale", "10000"}, exitUsage},
+	"uvmsim run --workload bfs --scale 1370 --oversub 1000 --set run.max_memory_gb=64":  {[]string{"run", "--workload", "bfs", "--scale", "1370", "--oversub", "1000", "--set", "run.max_memory_gb=64"}, exitUsage},
+	"uvmsim run --workload sssp --scale 1024 --oversub 1000 --set run.max_memory_gb=64": {[]string{"run", "--workload", "sssp", "--scale", "1024", "--oversub", "1000", "--set", "run.max_memory_gb=64"}, exitUsage},
+	"uvmsim run --workload bfs --scale 1369 --set run.max_memory_gb=1":                  {[]string{"run", "--workload", "bfs", "--scale", "1369", "--set", "run.max_memory_gb=1"}, exitUsage},
+	"uvmsim run --workload sssp --scale 1023 --set run.max_memory_gb=0.5":               {[]string{"run", "--workload", "sssp", "--scale", "1023", "--set", "run.max_memory_gb=0.5"}, exitUsage},
+	"uvmsim run --workload hotspot --policy uvmmu --oversub 125":                        {[]string{"run", "--workload", "hotspot", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.05"}, exitOK},
+	"uvmsim run --workload ra --policy uvmmu --oversub 125 --scale 0.35":                {[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--oversub", "125", "--scale", "0.35"}, exitOK},
 	"uvmsim run --workload ra --policy uvmmu --scale 0.01 --vcd run.vcd --vcd-signals 'uvmmu.da.afm.*'": {
 		[]string{"run", "--workload", "ra", "--policy", "uvmmu", "--scale", "0.01", "--vcd", "{tmp}/run.vcd", "--vcd-signals", "uvmmu.da.afm.*"}, exitOK},
 	"uvmsim run --workload ra --policy uvmmu --oversub 150 --scale 0.5 --set uvmmu.eviction=nru --check": {
@@ -166,9 +177,9 @@ var docRuns = map[string]docRun{
 		[]string{"run", "--preset", "gtx480", "--workload", "ispass-cp", "--policy", "incomplete", "--set", "run.page_size=2MB", "--scale", "0.25", "--check"}, exitOK},
 	"uvmsim experiment incomplete --out out/incomplete --jobs 2": experimentCheck("incomplete"),
 	"uvmsim experiment incomplete":                               experimentCheck("incomplete"),
-	"uvmsim experiment incomplete --workloads ispass-bfs,ispass-cp,ispass-lps,ispass-nn,ispass-nqu,ispass-ray": experimentCheck("incomplete",
-		"--workloads", "ispass-bfs,ispass-cp,ispass-lps,ispass-nn,ispass-nqu,ispass-ray"),
-	"uvmsim experiment incomplete --workloads all --scale 0.1": experimentCheck("incomplete", "--workloads", "all", "--scale", "0.1"),
+	// The page is a copy of docs/incomplete.md's markers ({incomplete}).
+	"uvmsim experiment incomplete --workloads all --out docs/results/incomplete --doc docs/incomplete.md --jobs 2": experimentCheck("incomplete",
+		"--doc", "{incomplete}"),
 	// P and T stand for each fault-based policy and fault timing; one of the
 	// four sweeps runs here.
 	"uvmsim sweep --workloads bfs,nw,ra --policies um,uvmsmart --oversub 125,150 --set P.fault_timing=T": {
@@ -227,13 +238,16 @@ func TestDocCommandsRun(t *testing.T) {
 }
 
 // docFixture holds the files the documented commands read.
-type docFixture struct{ tmp, trace, config, results string }
+type docFixture struct{ tmp, trace, config, results, incomplete string }
 
 func newDocFixture(t *testing.T) *docFixture {
 	t.Helper()
 	fx := &docFixture{tmp: t.TempDir(), trace: docExampleTrace(t)}
 	fx.config = filepath.Join(fx.tmp, "small.toml")
 	require.NoError(t, os.WriteFile(fx.config, []byte("[gpu]\nsms = 4\n"), 0o644))
+	fx.incomplete = filepath.Join(fx.tmp, "incomplete.md")
+	begin, end := experiment.DocMarkers(experiment.IncompleteName)
+	require.NoError(t, os.WriteFile(fx.incomplete, []byte(begin+end), 0o644))
 	var files []string
 	for _, p := range []string{"um", "uvmmu"} {
 		js := filepath.Join(fx.tmp, p+".json")
@@ -253,7 +267,7 @@ func newDocFixture(t *testing.T) *docFixture {
 }
 
 func (fx *docFixture) expand(args []string) []string {
-	r := strings.NewReplacer("{tmp}", fx.tmp, "{trace}", fx.trace, "{config}", fx.config, "{results}", fx.results)
+	r := strings.NewReplacer("{tmp}", fx.tmp, "{trace}", fx.trace, "{config}", fx.config, "{results}", fx.results, "{incomplete}", fx.incomplete)
 	out := make([]string, len(args))
 	for i, a := range args {
 		out[i] = r.Replace(a)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,6 +29,7 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	var (
 		b     batchFlags
 		quick bool
+		doc   string
 	)
 	names := strings.Join(experiment.Names(), ", ")
 	fs := pflag.NewFlagSet("uvmsim experiment", pflag.ContinueOnError)
@@ -48,6 +50,7 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	b.register(fs, "all", "output directory (default out/NAME): runs/ (one result per run), results.csv, results.json, tables and figures")
 	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g (--workloads and --scale win)", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))
+	fs.StringVar(&doc, "doc", "", "replace the generated section of this Markdown page with the experiment's NAME.md (incomplete writes one)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
@@ -59,8 +62,23 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	name := fs.Arg(0)
 	if name != experiment.ValidateName {
-		if _, err := experiment.Find(name); err != nil {
+		e, err := experiment.Find(name)
+		if err != nil {
 			return usageError{err}
+		}
+		if doc != "" && e.Doc == nil {
+			return usage("--doc: experiment %s writes no Markdown section", name)
+		}
+	} else if doc != "" {
+		return usage("--doc: experiment %s writes no Markdown section", name)
+	}
+	if doc != "" {
+		page, err := os.ReadFile(doc)
+		if err != nil {
+			return usage("--doc: %v", err)
+		}
+		if _, err := experiment.DocSection(page, name); err != nil {
+			return usage("--doc: %s: %v", doc, err)
 		}
 	}
 	base, err := b.base(fs)
@@ -103,6 +121,31 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "uvmsim: %s: %d simulations (%d of them stored before), %d jobs, %.1f s wall, %.1f s of simulation, %.3g simulated cycles/s per job\n",
 			name, sum.Runs, sum.Stored, b.jobs, wall, sum.SimulationSeconds, float64(sum.Cycles)/max(sum.SimulationSeconds, 1e-9))
 		fmt.Fprintf(stdout, "wrote %s\n", b.out)
+		if doc != "" {
+			return replaceDoc(doc, name, filepath.Join(b.out, name+".md"), stdout)
+		}
 		return nil
 	})
+}
+
+// replaceDoc puts the experiment's Markdown, as written to generated, into
+// the marked section of the page doc.
+func replaceDoc(doc, name, generated string, stdout io.Writer) error {
+	text, err := os.ReadFile(generated)
+	if err != nil {
+		return ioError{err}
+	}
+	page, err := os.ReadFile(doc)
+	if err != nil {
+		return ioError{err}
+	}
+	out, err := experiment.ReplaceDocSection(page, name, text)
+	if err != nil {
+		return usage("--doc: %s: %v", doc, err)
+	}
+	if err := experiment.WriteFileAtomic(doc, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
+		return ioError{err}
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", doc)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -32,17 +33,22 @@ func suvAnalyzeCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&g.SMs, "sms", g.SMs, "SMs, >= 1 (default: the [gpu] sms default)")
 	fs.IntVar(&g.WarpsPerSM, "warps-per-sm", g.WarpsPerSM, "occupancy limit in warps per SM, >= 1")
 	fs.BoolVar(&perKernel, "kernels", false, "also a row per kernel launch and data structure")
+	var table bool
+	fs.BoolVar(&table, "table", false, "instead of --workload: a Markdown table of every SUV Table I workload's types next to the paper's")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
 		return usageError{err}
 	}
-	if name == "" {
-		return usage("--workload is required (%s)", strings.Join(workload.DescribedNames(), ", "))
-	}
 	if err := g.Validate(); err != nil {
 		return usage("--sms/--warps-per-sm: %v", err)
+	}
+	if table {
+		return suvTableI(stdout, g, scale, seed)
+	}
+	if name == "" {
+		return usage("--workload is required (%s), or --table", strings.Join(workload.DescribedNames(), ", "))
 	}
 	_, prog, err := workload.Describe(name, workload.Params{Scale: scale, Seed: seed})
 	if err != nil {
@@ -90,4 +96,47 @@ func suvBytes(known bool, b uint64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d", b)
+}
+
+// suvTableI prints, for every application of SUV Table I the simulator
+// models, the paper's types, the types the analysis gives its structures
+// here (in the order I, D, T, U) and each structure's.
+func suvTableI(stdout io.Writer, g suv.GPU, scale float64, seed uint64) error {
+	abbrs := make([]string, 0, len(workload.SUVTableNames))
+	for a := range workload.SUVTableNames {
+		abbrs = append(abbrs, a)
+	}
+	slices.Sort(abbrs)
+	fmt.Fprintf(stdout, "| Table I | workload | Table I types | types here | same | structures |\n|---|---|---|---|---|---|\n")
+	for _, a := range abbrs {
+		name := workload.SUVTableNames[a]
+		_, prog, err := workload.Describe(name, workload.Params{Scale: scale, Seed: seed})
+		if err != nil {
+			return usage("--scale: %v", err)
+		}
+		has := map[string]bool{}
+		var structs []string
+		for _, r := range suv.Analyze(prog, g) {
+			for _, t := range strings.Split(r.Types(), ",") {
+				has[t] = true
+			}
+			structs = append(structs, r.Alloc+" "+r.Types())
+		}
+		var here []string
+		for _, t := range []string{"I", "D", "T", "U"} {
+			if has[t] {
+				here = append(here, t)
+			}
+		}
+		paper := strings.Split(workload.SUVTableTypes[a], ", ")
+		slices.Sort(paper)
+		mine := slices.Clone(here)
+		slices.Sort(mine)
+		same := "no"
+		if slices.Equal(paper, mine) {
+			same = "yes"
+		}
+		fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s | %s |\n", a, name, workload.SUVTableTypes[a], strings.Join(here, ", "), same, strings.Join(structs, "; "))
+	}
+	return nil
 }

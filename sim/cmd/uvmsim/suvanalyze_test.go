@@ -17,6 +17,17 @@ func TestSUVAnalyzePrintsClasses(t *testing.T) {
 	assert.Regexp(t, regexp.MustCompile(`(?m)^14 +fdtd_step3_kernel +hz +Density `), out)
 }
 
+// The Table I rows: the paper's types, the analysis's, and the
+// structures'.
+func TestSUVAnalyzeTableI(t *testing.T) {
+	code, out, stderr := run("suv-analyze", "--table")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, out, "| DTG | doitgen | I, D | I, D | yes | A I,D; C4 D; sum I,D |\n")
+	assert.Contains(t, out, "| GMM | gemm | D, T | D, T | yes | A T; B D; C T |\n")
+	assert.Contains(t, out, "| MM | mm | D, T | D | no | A D; B D; C D |\n")
+	assert.Equal(t, 2+12, len(regexp.MustCompile(`(?m)^\|`).FindAllString(out, -1)), "a header, a rule and 12 rows")
+}
+
 func TestSUVAnalyzeErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
