@@ -414,6 +414,12 @@ func gritModel(r GritValidation) (model, within string) {
 	return fmt.Sprintf("%+.1f%%", 100*r.Model), "no"
 }
 
+// gritCells are a row's columns as the tables print them.
+func gritCells(r GritValidation) []string {
+	model, ok := gritModel(r)
+	return []string{r.Figure, string(r.Metric), r.Scheme, r.Baseline, strconv.Itoa(r.GPUs), fmt.Sprintf("%+.0f%%", 100*r.Paper), model, ok, strconv.Itoa(r.Workloads)}
+}
+
 // gritValidationHeading says how the rows are computed.
 var gritValidationHeading = fmt.Sprintf("GRIT validation (X%% better = geomean speedup - 1; fewer faults = 1 - geomean fault ratio; tolerance +-%.0f%% of the paper's figure)", 100*grit.Tolerance)
 
@@ -428,8 +434,7 @@ func WriteGritValidation(w io.Writer, rows []GritValidation, ord *GritOrdering) 
 	fmt.Fprintf(tw, "\n%s\n", gritValidationHeading)
 	fmt.Fprintln(tw, "figure\tmetric\tscheme\tbaseline\tgpus\tpaper\tmodel\twithin\tworkloads")
 	for _, r := range rows {
-		model, ok := gritModel(r)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%+.0f%%\t%s\t%s\t%d\n", r.Figure, r.Metric, r.Scheme, r.Baseline, r.GPUs, 100*r.Paper, model, ok, r.Workloads)
+		fmt.Fprintln(tw, strings.Join(gritCells(r), "\t"))
 	}
 	if ord != nil {
 		fmt.Fprintf(tw, "threshold ordering 4 ~ 8 > 2 > 16 holds: %v\n", ord.Holds)
@@ -457,8 +462,7 @@ func WriteGritValidationMarkdown(w io.Writer, rows []GritValidation, ord *GritOr
 	fmt.Fprintln(w, "| figure | metric | scheme | baseline | GPUs | paper | model | within | workloads |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
-		model, ok := gritModel(r)
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %+.0f%% | %s | %s | %d |\n", r.Figure, r.Metric, r.Scheme, r.Baseline, r.GPUs, 100*r.Paper, model, ok, r.Workloads)
+		fmt.Fprintf(w, "| %s |\n", strings.Join(gritCells(r), " | "))
 	}
 	if ord != nil {
 		fmt.Fprintf(w, "\nThreshold ordering 4 ~ 8 > 2 > 16 holds: %v.\n", ord.Holds)
