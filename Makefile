@@ -12,7 +12,7 @@ SIM_TOOLS := iverilog vvp verilator yosys
 ## test: formatting and vet checks, then every Go test (block testbenches,
 ## kernel tests, and the Verilog lint and co-simulation suites).
 test: tools lint
-	UVMMU_REQUIRE_SIM=1 $(GO) test -count=1 $(PKGS)
+	UVMMU_REQUIRE_SIM=1 $(GO) test -count=1 -timeout 30m $(PKGS)
 
 ## lint: gofmt and go vet.
 lint:

@@ -3,6 +3,7 @@ package system
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -63,9 +64,37 @@ func (e *MemoryError) Error() string {
 	msg := fmt.Sprintf("system: workload %s at run.scale = %g needs an estimated %.1f GB of host memory, more than %s",
 		e.Workload, e.Scale, gib(e.Estimate), limit)
 	if e.MaxScale > 0 {
-		msg += fmt.Sprintf("; run.scale = %.3g fits", e.MaxScale)
+		msg += fmt.Sprintf("; run.scale = %g fits", e.MaxScale)
 	}
 	return msg
+}
+
+// largestFit is the largest scale below cfg's at which cfg's built-in
+// workload is estimated within limit (0 when none is).
+func largestFit(cfg *config.Config, limit uint64) float64 {
+	fits := func(scale float64) bool {
+		size, err := workload.SizeOf(cfg.Run.Workload, workload.Params{Scale: scale, Seed: cfg.Run.Seed})
+		return err == nil && ModelMemory(size) <= limit
+	}
+	lo, hi := 0.0, cfg.Run.Scale
+	for range 64 {
+		mid := (lo + hi) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// floorDigits rounds x > 0 down to its first digits significant digits.
+func floorDigits(x float64, digits int) float64 {
+	if x <= 0 {
+		return 0
+	}
+	unit := math.Pow(10, math.Floor(math.Log10(x))-float64(digits-1))
+	return math.Floor(x/unit) * unit
 }
 
 func gib(b uint64) float64 { return float64(b) / (1 << 30) }
@@ -89,8 +118,12 @@ func checkMemory(cfg *config.Config, size workload.Size) error {
 	}
 	e := &MemoryError{Workload: cfg.Run.Workload, Scale: cfg.Run.Scale, Estimate: est, Limit: limit, Machine: machine}
 	if _, trace := workload.TraceFile(cfg.Run.Workload); !trace && cfg.Run.GraphFile == "" && limit > modelBaseBytes {
-		// A built-in workload's size grows in proportion to its scale.
-		e.MaxScale = cfg.Run.Scale * float64(limit-modelBaseBytes) / float64(est-modelBaseBytes)
+		// A built-in workload's estimate grows with its scale (not always
+		// in proportion: sssp's host data is fixed), so the largest scale
+		// that fits is found by bisection, then rounded down to the three
+		// digits the message prints and kept within what the workload
+		// accepts.
+		e.MaxScale = min(floorDigits(largestFit(cfg, limit), 3), workload.LargestScale(cfg.Run.Workload))
 	}
 	return e
 }

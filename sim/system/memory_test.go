@@ -1,7 +1,10 @@
 package system_test
 
 import (
+	"errors"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +13,7 @@ import (
 	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/policy"
 	"github.com/uvmmu/uvmmu/sim/system"
+	"github.com/uvmmu/uvmmu/sim/workload"
 )
 
 // The predicted memory bounds the heap the system takes once built: for
@@ -57,10 +61,39 @@ func TestMemoryLimit(t *testing.T) {
 	assert.Contains(t, err.Error(), "workload bfs at run.scale = 10000 needs an estimated")
 	assert.Contains(t, err.Error(), "more than run.max_memory_gb = 16.0")
 	assert.Greater(t, me.MaxScale, 100.0)
+	// 16 GB would hold bfs at about scale 2,960, but its C int edge ids
+	// stop at 1,369: the scale named is one the workload accepts.
+	assert.Equal(t, workload.LargestScale("bfs"), me.MaxScale)
+	assert.Contains(t, err.Error(), "; run.scale = 1369 fits")
 	cfg.Run.Scale = me.MaxScale
 	est, err := system.EstimateMemory(&cfg)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, est, uint64(16<<30))
+}
+
+// The scale a memory error names, as printed, fits the limit: it is
+// rounded down, never up, to the digits the message shows.
+func TestMemoryLimitScaleAsPrintedFits(t *testing.T) {
+	for _, name := range workload.Names() {
+		for _, limitGB := range []float64{0.15, 0.5, 2} {
+			cfg := config.Default()
+			cfg.Run.Workload, cfg.Run.Scale, cfg.Run.MaxMemoryGB = name, workload.MaxScale, limitGB
+			p, err := policy.New(cfg.Run.Policy, &cfg)
+			require.NoError(t, err)
+			_, err = system.New(&cfg, p)
+			var me *system.MemoryError
+			if !errors.As(err, &me) {
+				continue // fits, or refused for its GPU memory
+			}
+			printed := err.Error()[strings.LastIndex(err.Error(), "run.scale = ")+len("run.scale = "):]
+			scale, perr := strconv.ParseFloat(strings.TrimSuffix(printed, " fits"), 64)
+			require.NoError(t, perr, err.Error())
+			cfg.Run.Scale = scale
+			est, err := system.EstimateMemory(&cfg)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, est, uint64(limitGB*(1<<30)), "%s at %g GB: scale %g", name, limitGB, scale)
+		}
+	}
 }
 
 // A run whose allocations certainly overflow the GPU memory is refused

@@ -46,6 +46,19 @@ const (
 	graphQuoteMax = 40
 )
 
+// LargestScale is the largest Params.Scale the built-in workload name
+// accepts: MaxScale, or less where its benchmark indexes the generated
+// graph with C ints (bfs's edge ids, sssp's edgeArray; checkGraphIndices).
+func LargestScale(name string) float64 {
+	switch name {
+	case "bfs":
+		return float64(maxGraphCount / bfsEdges)
+	case "sssp":
+		return float64(maxGraphCount / (ssspVertices * ssspNeighbours))
+	}
+	return MaxScale
+}
+
 // checkGraphIndices fails when a generated graph has more than
 // maxGraphCount of what its benchmark indexes with a C int (bfs's edge
 // ids, sssp's edgeArray), count at the given scale and perScale at scale 1,
