@@ -79,40 +79,54 @@ func RunGritSchemes(o GritOptions) ([]GritRecord, error) {
 	if err := PrepareDir(o.Dir, false); err != nil {
 		return nil, err
 	}
+	ptrs := make([]*config.Config, len(cfgs))
+	labels := make([]string, len(cfgs))
+	for i := range cfgs {
+		ptrs[i] = &cfgs[i]
+		labels[i] = cfgs[i].Run.Workload + "/" + cfgs[i].MultiGPU.Policy
+	}
+	return runGritRuns(o.Dir, ptrs, labels, o.Jobs, false, o.Progress)
+}
+
+// runGritRuns runs (or reads back from dir) every configuration on jobs
+// workers and returns their records in order; each finished run prints
+// "[done/total] label: how it ended" to progress (nil: nothing).
+func runGritRuns(dir string, cfgs []*config.Config, labels []string, jobs int, storedOnly bool, progress io.Writer) ([]GritRecord, error) {
 	recs := make([]GritRecord, len(cfgs))
 	errs := make([]error, len(cfgs))
-	jobs := make(chan int)
+	next := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for range max(o.Jobs, 1) {
+	for range max(jobs, 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range jobs {
-				cfg := &cfgs[i]
-				stored := false
-				recs[i], stored, errs[i] = runGrit(o.Dir, cfg, false)
+			for i := range next {
+				rec, stored, err := runGrit(dir, cfgs[i], storedOnly)
+				recs[i], errs[i] = rec, err
 				mu.Lock()
 				done++
-				if o.Progress != nil {
-					how := fmt.Sprintf("%.1f s", recs[i].Result.WallSeconds)
+				if progress != nil {
+					how := fmt.Sprintf("%.1f s", rec.Result.WallSeconds)
 					switch {
-					case errs[i] != nil:
-						how = "failed: " + errs[i].Error()
+					case err != nil:
+						how = "failed: " + err.Error()
 					case stored:
 						how = "stored"
+					case storedOnly:
+						how = "not stored"
 					}
-					fmt.Fprintf(o.Progress, "[%d/%d] %s/%s: %s\n", done, len(cfgs), cfg.Run.Workload, cfg.MultiGPU.Policy, how)
+					fmt.Fprintf(progress, "[%d/%d] %s: %s\n", done, len(cfgs), labels[i], how)
 				}
 				mu.Unlock()
 			}
 		}()
 	}
 	for i := range cfgs {
-		jobs <- i
+		next <- i
 	}
-	close(jobs)
+	close(next)
 	wg.Wait()
 	return recs, errors.Join(errs...)
 }

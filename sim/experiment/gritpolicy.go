@@ -3,14 +3,12 @@ package experiment
 import (
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/uvmmu/uvmmu/sim/config"
@@ -193,47 +191,21 @@ func RunGritStudy(st GritStudy, o GritOptions) ([]GritPointRecord, error) {
 	if err := PrepareDir(o.Dir, false); err != nil {
 		return nil, err
 	}
-	recs := make([]GritPointRecord, len(jobs))
-	errs := make([]error, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for range max(o.Jobs, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := &jobs[i]
-				rec, stored, err := runGrit(o.Dir, &j.cfg, o.StoredOnly)
-				recs[i], errs[i] = GritPointRecord{Point: j.p, GritRecord: rec}, err
-				mu.Lock()
-				done++
-				if o.Progress != nil {
-					how := fmt.Sprintf("%.1f s", rec.Result.WallSeconds)
-					switch {
-					case err != nil:
-						how = "failed: " + err.Error()
-					case stored:
-						how = "stored"
-					case o.StoredOnly:
-						how = "not stored"
-					}
-					fmt.Fprintf(o.Progress, "[%d/%d] %s/%s/%dgpu: %s\n", done, len(jobs), j.cfg.Run.Workload, j.p.Name, j.p.GPUs, how)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
+	cfgs := make([]*config.Config, len(jobs))
+	labels := make([]string, len(jobs))
 	for i := range jobs {
-		next <- i
+		cfgs[i] = &jobs[i].cfg
+		labels[i] = fmt.Sprintf("%s/%s/%dgpu", jobs[i].cfg.Run.Workload, jobs[i].p.Name, jobs[i].p.GPUs)
 	}
-	close(next)
-	wg.Wait()
+	runs, err := runGritRuns(o.Dir, cfgs, labels, o.Jobs, o.StoredOnly, o.Progress)
+	recs := make([]GritPointRecord, len(jobs))
+	for i := range jobs {
+		recs[i] = GritPointRecord{Point: jobs[i].p, GritRecord: runs[i]}
+	}
 	if o.StoredOnly {
 		recs = slices.DeleteFunc(recs, func(r GritPointRecord) bool { return r.Result.Cycles == 0 })
 	}
-	return recs, errors.Join(errs...)
+	return recs, err
 }
 
 // gritFaults is a run's GPU page faults: local and protection faults.
