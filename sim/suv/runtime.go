@@ -154,15 +154,21 @@ type Runtime struct {
 	hostTail map[string]placement
 }
 
-// NewRuntime makes the runtime for p on g with memory m.
-func NewRuntime(p *static.Program, g GPU, m Memory) (*Runtime, error) {
+// validateInputs checks what a placement is made from: the GPU, its
+// memory and the program's descriptions.
+func validateInputs(p *static.Program, g GPU, m Memory) error {
 	if err := g.Validate(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := m.Validate(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := p.Validate(); err != nil {
+	return p.Validate()
+}
+
+// NewRuntime makes the runtime for p on g with memory m.
+func NewRuntime(p *static.Program, g GPU, m Memory) (*Runtime, error) {
+	if err := validateInputs(p, g, m); err != nil {
 		return nil, err
 	}
 	return &Runtime{prog: p, gpu: g, mem: m,

@@ -27,13 +27,7 @@ type SC struct {
 // NewSC makes the SC placement for p on g with memory m (Memory: whole
 // units, one kept back).
 func NewSC(p *static.Program, g GPU, m Memory) (*SC, error) {
-	if err := g.Validate(); err != nil {
-		return nil, err
-	}
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	if err := p.Validate(); err != nil {
+	if err := validateInputs(p, g, m); err != nil {
 		return nil, err
 	}
 	sc := &SC{prog: p, gpu: g, mem: m, count: map[string]float64{}, reuse: map[string]float64{}, advice: map[string]Do{}}
