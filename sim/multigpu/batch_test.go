@@ -48,19 +48,29 @@ func coldEach(gpus int) *perBlock {
 // One at a time (multigpu.fault_batch 1), GPU 1's fault is a batch of its
 // own and pays L again: taken at A0, latency A0+1..A0+1+L, copy at A0+2+L,
 // answered at A0+2+L+pcieCopy+3 = T+1269+2L.
+//
+// MGPUSim's flow (multigpu.fault_flow = mgpusim) pays no latency: GPU 0's
+// fault is taken at T+1 and its copy starts at T+2, answered at
+// A0 = T+2+pcieCopy+3 = T+634; GPU 1's taken then, its copy at A0+1,
+// answered at A0+1+pcieCopy+3 = T+1267.
 func TestBatchPaysOneLatency(t *testing.T) {
 	for _, tc := range []struct {
-		batch int
-		a1    uint64 // GPU 1's answer after T
-	}{{256, 1268 + faultL}, {1, 1269 + 2*faultL}} {
-		t.Run(fmt.Sprint("batch", tc.batch), func(t *testing.T) {
+		flow   string
+		batch  int
+		a0, a1 uint64 // the GPUs' answers after T
+	}{
+		{"uvm", 256, 635 + faultL, 1268 + faultL},
+		{"uvm", 1, 635 + faultL, 1269 + 2*faultL},
+		{"mgpusim", 256, 634, 1267},
+	} {
+		t.Run(fmt.Sprint(tc.flow, tc.batch), func(t *testing.T) {
 			cfg := directedConfig(t, "ot")
-			cfg.MultiGPU.FaultBatch = tc.batch
+			cfg.MultiGPU.FaultFlow, cfg.MultiGPU.FaultBatch = tc.flow, tc.batch
 			_, r, ev := run(t, cfg, coldEach(2))
 			require.Len(t, ev.remote[0], 1)
 			require.Equal(t, ev.remote[0], ev.remote[1], "both faults arrive in one cycle")
 			T := ev.remote[0][0]
-			assert.Equal(t, []uint64{T + 635 + faultL}, ev.answer[0])
+			assert.Equal(t, []uint64{T + tc.a0}, ev.answer[0])
 			assert.Equal(t, []uint64{T + tc.a1}, ev.answer[1])
 			assert.Equal(t, uint64(1), r.PerGPU[0].LocalFaults)
 			assert.Equal(t, uint64(1), r.PerGPU[1].LocalFaults)
