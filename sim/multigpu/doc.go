@@ -96,7 +96,10 @@
 // satisfied (another walk of the same GPU, which the GMMU answered not
 // present as well) is answered at once, with no plan and no copy; a
 // later fault of another GPU on the page is served by its scheme from
-// where the first plan left the page. A walk to a page its GPU already
+// where the first plan left the page. A plan after the batch's first
+// still waits for its decision when the Decider is slower than the host's
+// walk (Staller: GRIT's PA-Table), as a step of its own
+// (TestGritStallWithoutTheBatchLatency). A walk to a page its GPU already
 // maps (a remote mapping, or a copy just installed) is answered from the
 // GPU's side without the fault path.
 //
