@@ -430,12 +430,12 @@ func (d *Driver) Eval() {
 func (d *Driver) selectNext() (sel int, fresh bool) {
 	n := d.cfg.GPUs
 	var left [MaxGPUs]uint16
-	any := false
+	queued := false
 	for g := range n {
 		left[g] = d.batch.At(g).Q()
-		any = any || left[g] != 0
+		queued = queued || left[g] != 0
 	}
-	if !any {
+	if !queued {
 		room := d.cfg.Batch
 		for k := range n {
 			g := (int(d.next.Q()) + k) % n
