@@ -133,7 +133,7 @@ func TestRandomFlowsKeepInvariants(t *testing.T) {
 		flow  string
 		batch int
 	}{{"uvm", 256}, {"uvm", 3}, {"uvm", 1}, {"mgpusim", 256}}
-	for _, pol := range []string{"ot", "ac", "dup", "first-touch", "ideal", "grit"} {
+	for _, pol := range []string{"ot", "ot-prefetch", "ac", "dup", "first-touch", "ideal", "grit"} {
 		for _, fl := range flows {
 			t.Run(fmt.Sprintf("%s/%s-%d", pol, fl.flow, fl.batch), func(t *testing.T) {
 				t.Parallel()
