@@ -82,8 +82,9 @@
 // protection fault), and an access-counter promotion. Each GPU has a
 // 256-entry fault buffer. The driver works in batches: when a batch is
 // used up it takes the requests waiting at that cycle in every GPU's
-// buffer, up to multigpu.fault_batch of them (allotted round robin over
-// the GPUs; a request arriving later waits for the next batch), pays
+// buffer, up to multigpu.fault_batch of them (each GPU's in full, in GPU
+// order from the one served next, until the batch is full; a request
+// arriving later waits for the next batch), pays
 // multigpu.fault_latency_us once (the handling time GRIT does not give:
 // a key, swept in docs/grit.md), then serves the batch's requests one
 // after the other, round robin over the GPUs: for each it asks the

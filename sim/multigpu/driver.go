@@ -421,12 +421,12 @@ func (d *Driver) Eval() {
 	d.SleepUntil(wake)
 }
 
-// selectNext picks the GPU whose request the driver takes this cycle,
-// -1 for none, and counts it out of the batch; fresh: it starts a batch. When the current batch is
-// used up it starts the next one with the requests waiting now: up to
-// cfg.Batch of them, allotted over the GPUs round robin from next, their
-// handling latency not yet planned. A request that arrives during a batch
-// waits for the next.
+// selectNext picks the GPU whose request the driver takes this cycle, -1
+// for none, and counts it out of the batch; fresh: it starts a batch.
+// When the current batch is used up the next one takes the requests
+// waiting now, up to cfg.Batch of them: each GPU's in full, in GPU order
+// from next, until the batch is full. Its handling latency is not yet
+// planned. A request that arrives during a batch waits for the next.
 func (d *Driver) selectNext() (sel int, fresh bool) {
 	n := d.cfg.GPUs
 	var left [MaxGPUs]uint16
