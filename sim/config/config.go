@@ -309,7 +309,9 @@ type MultiGPU struct {
 	MemoryPct       int     `toml:"memory_pct" min:"1" max:"1000" doc:"each GPU's memory as a percentage of the workload's footprint, in 4 KB pages (GRIT Table I: 70)"`
 	NVLinkGBs       float64 `toml:"nvlink_gbs" limit:"pcie.BandwidthMBps" doc:"bandwidth of each directed GPU-to-GPU NVLink in GB/s (10^9 bytes); the GPUs are fully connected"`
 	NVLinkLatency   int     `toml:"nvlink_latency_cycles" min:"1" max:"65536" doc:"cycles a remote line access or a page copy spends on NVLink besides its wire time (each way: the link block's round trip is twice it)"`
-	FaultLatencyUs  float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"host driver's handling time of one local or protection fault before it acts (GRIT gives none)"`
+	FaultLatencyUs  float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"host driver's handling time of one fault batch before it acts on the batch's first fault (GRIT gives none; unused under fault_flow = mgpusim)"`
+	FaultBatch      int     `toml:"fault_batch" min:"1" max:"4096" doc:"most faults and promotions the host driver takes from the GPUs' fault buffers into one batch, paying fault_latency_us once (NVIDIA UVM's uvm_perf_fault_batch_count: 256; 1 serves one fault at a time, each paying the latency; unused under fault_flow = mgpusim)"`
+	FaultFlow       string  `toml:"fault_flow" oneof:"uvm,mgpusim" doc:"host driver's fault flow: uvm (batches of fault_batch, fault_latency_us per batch) or mgpusim (MGPUSim's: one fault at a time, no software latency, each shootdown flushing the whole L1 TLBs of the GPUs it reaches)"`
 	AccessThreshold int     `toml:"ac_threshold" min:"1" max:"65535" doc:"remote accesses of a GPU to a 64 KB group that migrate the page under ac (GRIT Table I: 256)"`
 	L2TLB           bool    `toml:"l2_tlb" doc:"each GPU's shared L2 TLB between its L1 TLBs and its GMMU (GRIT Table I: 512 entries, 16-way, 10 cycles; false: L1 misses walk at once)"`
 }
@@ -335,10 +337,14 @@ func multiGPUDefaults() MultiGPU {
 		NVLinkGBs: 300,
 		// UVMSmart Table I's 200-cycle remote access; GRIT gives none.
 		NVLinkLatency: 200,
-		// GRIT gives no fault-handling time; 20 us sits inside the 20-50
-		// us the UVM papers measure and keeps the scheme sweep's faults
-		// from dwarfing its accesses (docs/grit.md sweeps it).
-		FaultLatencyUs:  20,
+		// GRIT gives no fault-handling time; 20 us per batch sits inside
+		// the 20-50 us the UVM papers measure (docs/grit.md sweeps it).
+		FaultLatencyUs: 20,
+		// NVIDIA UVM's default batch (open-gpu-kernel-modules,
+		// kernel-open/nvidia-uvm/uvm_gpu_replayable_faults.c,
+		// UVM_PERF_FAULT_BATCH_COUNT_DEFAULT); sim/multigpu/doc.go.
+		FaultBatch:      256,
+		FaultFlow:       "uvm",
 		AccessThreshold: 256,  // GRIT Table I
 		L2TLB:           true, // GRIT Table I
 	}

@@ -34,9 +34,12 @@ func (m *perBlock) Phases() []workload.Phase {
 }
 
 // access is a one-lane access to the allocation's first page.
-func (m *perBlock) access(kind workload.OpKind) workload.Op {
+func (m *perBlock) access(kind workload.OpKind) workload.Op { return m.accessPage(kind, 0) }
+
+// accessPage is a one-lane access to the allocation's 4 KB page k.
+func (m *perBlock) accessPage(kind workload.OpKind, k int) workload.Op {
 	op := workload.Op{Kind: kind, Size: 4, Lanes: 1}
-	op.Addr[0] = m.allocs[0].Base
+	op.Addr[0] = m.allocs[0].Base + uint64(k)<<12
 	return op
 }
 
@@ -60,7 +63,7 @@ func directedConfig(t *testing.T, policy string) *config.Config {
 // events records, per GPU, the cycles at which the driver took a walk
 // (Remote), a promotion (Promote), wrote a PTE (Update) and answered
 // (Migrated).
-type events struct{ remote, promote, update, answer [2][]uint64 }
+type events struct{ remote, promote, update, answer [MaxGPUs][]uint64 }
 
 func run(t *testing.T, cfg *config.Config, wl workload.Workload) (*System, Result, *events) {
 	t.Helper()

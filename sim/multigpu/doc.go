@@ -79,17 +79,74 @@
 //
 // Driver serves every GPU's faults: a walk that ends at a not-present PTE
 // (a local fault), a store's walk that ends at a read-only replica (a
-// protection fault), and an access-counter promotion. Each GPU has a fault
-// buffer; the driver takes one request at a time, round robin over the
-// GPUs, pays multigpu.fault_latency_us (the handling latency GRIT does not
-// give: a key, swept in docs/grit.md), asks the Decider for the page's
-// scheme, builds a plan on the centralized table and carries its steps out
-// one after the other: page-table writes in the GPUs' GMMUs (their caches
-// drop the page's lines as its PTE leaves local memory), TLB shootdowns
-// with their acknowledgements, evictions, the page copy, the requester's
-// new PTE and the answer to its walk. A walk to a page its GPU already maps
-// (a remote mapping, or a copy just installed) is answered from the GPU's
-// side without the fault path.
+// protection fault), and an access-counter promotion. Each GPU has a
+// 256-entry fault buffer. The driver works in batches: when a batch is
+// used up it takes the requests waiting at that cycle in every GPU's
+// buffer, up to multigpu.fault_batch of them (each GPU's in full, in GPU
+// order from the one served next, until the batch is full; a request
+// arriving later waits for the next batch), pays
+// multigpu.fault_latency_us once (the handling time GRIT does not give:
+// a key, swept in docs/grit.md), then serves the batch's requests one
+// after the other, round robin over the GPUs: for each it asks the
+// Decider for the page's scheme, builds a plan on the centralized table
+// and carries its steps out: page-table writes in the GPUs' GMMUs (their
+// caches drop the page's lines as its PTE leaves local memory), TLB
+// shootdowns with their acknowledgements, evictions, the page copy, the
+// requester's new PTE and the answer to its walk. Faults on one page in
+// a batch merge: the first is planned, and a later one its plan has
+// satisfied (another walk of the same GPU, which the GMMU answered not
+// present as well) is answered at once, with no plan and no copy; a
+// later fault of another GPU on the page is served by its scheme from
+// where the first plan left the page. A plan after the batch's first
+// still waits for its decision when the Decider is slower than the host's
+// walk (Staller: GRIT's PA-Table), as a step of its own
+// (TestGritStallWithoutTheBatchLatency). A walk to a page its GPU already
+// maps (a remote mapping, or a copy just installed) is answered from the
+// GPU's side without the fault path.
+//
+// The batch is NVIDIA's UVM driver's: its bottom half fetches up to
+// uvm_perf_fault_batch_count entries (default 256, range 1 to the fault
+// buffer's entries: UVM_PERF_FAULT_BATCH_COUNT_DEFAULT and
+// fault_buffer_init_replayable_faults in
+// NVIDIA/open-gpu-kernel-modules
+// kernel-open/nvidia-uvm/uvm_gpu_replayable_faults.c) and services them
+// together, coalescing the faults on one page (uvm_perf_fault_coalesce),
+// so the fixed software cost is per batch, not per fault. GRIT describes
+// its baseline as that UVM driver (GRIT II-A, II-B). Batches here span
+// every GPU's buffer, since one host driver serves them all (NVIDIA's
+// services each GPU's buffer in its own batches); faults of different
+// GPUs on one page are not coalesced, as there. The default is therefore
+// batching at 256 with multigpu.fault_latency_us per batch.
+// multigpu.fault_batch = 1 serves one request at a time, each paying the
+// latency: the driver before batching (its results are reproduced
+// exactly), and the per-fault latency of the UVMSmart simulator that
+// sim/umdriver follows (gpgpu-sim_UVMSmart src/gpgpu-sim/gpu-sim.cc:
+// 3331-3409 gathers a cycle's faulting walks by page, 3716-3723 queues a
+// PAGE_FAULT entry per faulting page, 3305-3307 holds it for
+// page_fault_latency times its pages). TestBatchPaysOneLatency,
+// TestBatchSplitsAtItsSize and TestBatchMergesFaultsOnOnePage time both.
+//
+// # MGPUSim's flow
+//
+// GRIT was evaluated on MGPUSim, whose driver has no software latency at
+// all: multigpu.fault_flow = mgpusim times faults its way. MGPUSim's MMU
+// (one for all GPUs) walks a translation, queues it in a 4,096-entry
+// migration queue when the page lives on another device (akita v4.0.0
+// mem/vm/mmu/mmu.go:103-128, builder.go:91), sends the driver one
+// single-page migration at a time (mmu.go:169-215, 349-372) and answers a
+// queued request whose page has meanwhile come to its device without
+// another migration (mmu.go:184-193); the driver takes the request at
+// once (sarchlab/mgpusim amd/driver/driver.go:530-551), drains RDMA on
+// every GPU (553-574), shoots down the GPUs that accessed the page
+// (576-605), copies the page (607-649, 699-732) and restarts the GPUs
+// (734-805). Here that is: one request at a time with no latency
+// (fault_latency_us and fault_batch do not apply), the rest of the plan
+// as in the uvm flow. MGPUSim's shootdown also flushes the GPUs' CU
+// pipelines and flushes and invalidates every line of their L1 and L2
+// caches (amd/timing/cp/ctrlMiddleware.go:164-240; its TLB flush is of
+// the page alone, 280-291), as GRIT II-B1 describes; the model drops the
+// page's lines and TLB entries only, and leaves the SMs running, so this
+// flow is cheaper per migration than MGPUSim's.
 //
 // # Schemes and the Decider interface
 //

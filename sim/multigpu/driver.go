@@ -2,6 +2,7 @@ package multigpu
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/uvmmu/uvmmu/blocks/pcie"
 	"github.com/uvmmu/uvmmu/blocks/pte"
@@ -50,15 +51,54 @@ func ChannelIndex(n, src, dst int) int {
 type DriverConfig struct {
 	GPUs    int
 	BaseVPN uint64
-	// FaultCycles is the handling latency of a fault before the driver
-	// acts (multigpu.fault_latency_us).
+	// FaultCycles is the handling latency of a fault batch before the
+	// driver acts on its first fault (multigpu.fault_latency_us).
 	FaultCycles uint64
+	// Batch is the most faults and promotions one batch takes from the
+	// GPUs' buffers (multigpu.fault_batch); 1 serves them one at a time,
+	// each paying FaultCycles.
+	Batch int
+	// Flow is the driver's fault-handling flow (multigpu.fault_flow).
+	Flow Flow
 	// FaultQueue is each GPU's fault buffer entries.
 	FaultQueue int
 	// Blocks[b]: the 64 KB block b from BaseVPN belongs to an
 	// allocation (the prefetcher's leaves).
 	Blocks []bool
 }
+
+// Flow is how the driver's work on a fault is timed (multigpu.fault_flow).
+type Flow uint8
+
+const (
+	// FlowUVM is the UVM driver's: faults are taken in batches, the
+	// handling latency paid once per batch (doc.go, "The host driver").
+	FlowUVM Flow = iota
+	// FlowMGPUSim is MGPUSim's: one fault at a time with no software
+	// latency, every shootdown flushing the whole L1 TLBs of the GPUs it
+	// reaches (doc.go, "MGPUSim's flow").
+	FlowMGPUSim
+)
+
+// Flows are the multigpu.fault_flow values, indexed by Flow.
+var Flows = [...]string{FlowUVM: "uvm", FlowMGPUSim: "mgpusim"}
+
+// ParseFlow is the Flow named s.
+func ParseFlow(s string) (Flow, error) {
+	for f, name := range Flows {
+		if name == s {
+			return Flow(f), nil
+		}
+	}
+	return 0, fmt.Errorf("multigpu: unknown fault flow %q (one of %v)", s, Flows)
+}
+
+// MaxBatch is the largest multigpu.fault_batch: every entry of sixteen
+// GPUs' 256-entry fault buffers.
+const MaxBatch = MaxGPUs * FaultQueue
+
+// FaultQueue is each GPU's fault buffer entries in the system (System).
+const FaultQueue = 256
 
 // GPUStats are one GPU's counts of the driver's work.
 type GPUStats struct {
@@ -110,6 +150,8 @@ type Driver struct {
 
 	faults   []*rtl.Ring[ptw.Walk] // per GPU: the fault buffer
 	promos   []*rtl.Ring[ptw.Walk] // per GPU: promotions waiting
+	batch    *rtl.Vec[uint16]      // per GPU: buffered requests of the current batch not yet taken
+	paid     *rtl.Reg[bool]        // the current batch's handling latency is planned
 	fast     *rtl.Reg[uint16]      // bit g: a fast answer is offered to GPU g
 	fastWalk *rtl.Vec[uint64]      // its walk (Walk.Pack)
 	fastPTE  *rtl.Vec[pte.PTE]
@@ -134,6 +176,15 @@ type Driver struct {
 // NewDriver builds the driver under path over table t for policy p.
 func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, ports DriverPorts) (*Driver, error) {
 	n := cfg.GPUs
+	if cfg.Batch < 1 || cfg.Batch > MaxBatch {
+		return nil, fmt.Errorf("multigpu: fault batch %d outside 1..%d", cfg.Batch, MaxBatch)
+	}
+	if cfg.Flow == FlowMGPUSim {
+		// MGPUSim's MMU sends the driver one migration at a time
+		// (akita v4.0.0 mem/vm/mmu/mmu.go:196-212) and its driver adds
+		// no handling time (mgpusim amd/driver/driver.go:530-551).
+		cfg.Batch, cfg.FaultCycles = 1, 0
+	}
 	if n < 1 || n > MaxGPUs || len(ports.Remote) != n || len(ports.Migrated) != n || len(ports.Update) != n || len(ports.Inval) != n || len(ports.InvalAck) != n {
 		return nil, fmt.Errorf("multigpu: driver needs 1..%d GPUs with every port, got %d", MaxGPUs, n)
 	}
@@ -155,6 +206,8 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 			ports.InvalAck[g][k].Consumer(b)
 		}
 	}
+	d.batch = rtl.NewVec[uint16](b, "batch", n, bits.Len(uint(MaxBatch)), 0)
+	d.paid = rtl.NewFlag(b, "batch_paid", false)
 	d.fast = rtl.NewReg[uint16](b, "fast_valid", n, 0)
 	d.fastWalk = rtl.NewVec[uint64](b, "fast_walk", n, ptw.WalkBits, 0)
 	d.fastPTE = rtl.NewVec[pte.PTE](b, "fast_pte", n, 64, 0)
@@ -267,17 +320,11 @@ func (d *Driver) Eval() {
 	if answer && d.Migrated[d.gpu.Q()].Fire() && d.fast.Q()>>d.gpu.Q()&1 == 0 {
 		answer = false
 	}
-	// The buffer served next: round robin over the GPUs from next.
-	sel := -1
+	// The buffer served next: round robin over the GPUs from next, among
+	// those with requests left in the current batch.
+	sel, fresh := -1, false
 	if !running && !answer {
-		n := d.cfg.GPUs
-		for k := range n {
-			g := (int(d.next.Q()) + k) % n
-			if d.faults[g].Len() > 0 || d.promos[g].Len() > 0 {
-				sel = g
-				break
-			}
-		}
+		sel, fresh = d.selectNext()
 	}
 	stay, waiting := false, false
 	fastMask := d.fast.Q()
@@ -332,9 +379,9 @@ func (d *Driver) Eval() {
 	}
 	if sel >= 0 {
 		if d.faults[sel].Len() > 0 {
-			answer = d.take(sel, d.faults[sel].Head(), false, now)
+			answer = d.take(sel, d.faults[sel].Head(), false, fresh, now)
 		} else {
-			answer = d.take(sel, d.promos[sel].Head(), true, now)
+			answer = d.take(sel, d.promos[sel].Head(), true, fresh, now)
 		}
 		d.next.Set(uint8((sel + 1) % d.cfg.GPUs))
 		running = len(d.cur.ops) > 0 && !answer
@@ -374,6 +421,49 @@ func (d *Driver) Eval() {
 	d.SleepUntil(wake)
 }
 
+// selectNext picks the GPU whose request the driver takes this cycle, -1
+// for none, and counts it out of the batch; fresh: it starts a batch.
+// When the current batch is used up the next one takes the requests
+// waiting now, up to cfg.Batch of them: each GPU's in full, in GPU order
+// from next, until the batch is full. Its handling latency is not yet
+// planned. A request that arrives during a batch waits for the next.
+func (d *Driver) selectNext() (sel int, fresh bool) {
+	n := d.cfg.GPUs
+	var left [MaxGPUs]uint16
+	queued := false
+	for g := range n {
+		left[g] = d.batch.At(g).Q()
+		queued = queued || left[g] != 0
+	}
+	if !queued {
+		room := d.cfg.Batch
+		for k := range n {
+			g := (int(d.next.Q()) + k) % n
+			take := min(int(d.faults[g].Len()+d.promos[g].Len()), room)
+			left[g] = uint16(take)
+			room -= take
+		}
+		if room == d.cfg.Batch {
+			return -1, false
+		}
+		fresh = true
+	}
+	sel = -1
+	for k := range n {
+		if g := (int(d.next.Q()) + k) % n; left[g] > 0 {
+			sel = g
+			break
+		}
+	}
+	left[sel]--
+	for g := range n {
+		if left[g] != d.batch.At(g).Q() {
+			d.batch.At(g).Set(left[g])
+		}
+	}
+	return sel, fresh
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -391,33 +481,50 @@ func (d *Driver) busyPage(i int) bool {
 
 // take starts serving walk w of GPU g (a promotion if promo): a walk the
 // table already satisfies is answered at once (take reports it), anything
-// else gets a plan.
-func (d *Driver) take(g int, w ptw.Walk, promo bool, now uint64) bool {
+// else gets a plan. The first plan of a batch (fresh, or the batch's
+// requests so far needed none) begins with the batch's handling latency.
+func (d *Driver) take(g int, w ptw.Walk, promo, fresh bool, now uint64) bool {
 	i := d.pageOf(w.VPN)
 	t := d.table
 	p := t.Page(i)
 	f := Fault{Kind: LocalFault, GPU: g, Page: i, VPN: w.VPN, Write: w.Write}
+	paid := !fresh && d.paid.Q() // the batch's latency is in an earlier plan
 	switch {
 	case promo && (p.Has(g) || !p.MapsRemote(g)):
 		// The page came to this GPU, or its mapping went, since the
 		// counter raised: nothing to promote.
 		d.cur.ops = d.cur.ops[:0]
+		d.setPaid(paid)
 		return false
 	case promo:
 		f.Kind = Promotion
 	case d.planner.satisfied(i, g, w.Write):
+		// Another fault of the batch brought the page (faults on one
+		// page merge), or a mapping did: answered, at no cost.
 		d.walk.Set(w.Pack())
 		d.gpu.Set(uint8(g))
 		d.ansPTE.Set(d.planner.localPTE(i, g))
 		d.cur.ops = d.cur.ops[:0]
+		d.setPaid(paid)
 		return true
 	case p.Has(g) && w.Write && !p.Writable:
 		f.Kind = ProtectionFault
 	}
 	s := d.policy.Decider.Decide(f, p, now)
+	d.planner.latency = d.cfg.Flow == FlowUVM && !paid
 	d.planner.build(&d.cur, f, s)
-	if st, ok := d.policy.Decider.(Staller); ok && len(d.cur.ops) > 0 && d.cur.ops[0].kind == opWait {
-		d.cur.ops[0].stall = st.Stall()
+	waits := len(d.cur.ops) > 0 && d.cur.ops[0].kind == opWait
+	d.setPaid(paid || waits)
+	if st, ok := d.policy.Decider.(Staller); ok && len(d.cur.ops) > 0 {
+		// The decision's own delay, after the batch's latency if this
+		// plan pays it, else as a step of its own.
+		if stall := st.Stall(); waits {
+			d.cur.ops[0].stall = stall
+		} else if stall > 0 {
+			d.cur.ops = append(d.cur.ops, op{})
+			copy(d.cur.ops[1:], d.cur.ops)
+			d.cur.ops[0] = op{kind: opWait, stall: stall}
+		}
 	}
 	st := &d.stats[g]
 	switch f.Kind {
@@ -438,6 +545,12 @@ func (d *Driver) take(g int, w ptw.Walk, promo bool, now uint64) bool {
 	d.running.Set(true)
 	d.step.Set(0)
 	return false
+}
+
+func (d *Driver) setPaid(v bool) {
+	if v != d.paid.Q() {
+		d.paid.Set(v)
+	}
 }
 
 // advance carries out the current step, answer being whether an answer
@@ -470,7 +583,10 @@ func (d *Driver) advance(now uint64, answer bool) (busy bool, wake uint64, answe
 		}
 	case opWait:
 		if !d.started.Q() {
-			end := now + d.cfg.FaultCycles + o.stall
+			end := now + o.stall
+			if o.latency {
+				end += d.cfg.FaultCycles
+			}
 			d.started.Set(true)
 			d.until.Set(end)
 			return end <= now+1, end, answer, true

@@ -143,3 +143,26 @@ func TestGritAblationAndThresholdConfigsRun(t *testing.T) {
 		assert.Positive(t, r.Cycles)
 	}
 }
+
+// TestGritStallWithoutTheBatchLatency: PA-Table only, a 40-cycle host walk
+// (as in TestGritDecisionStallsTheWalk: each decision waits 102 - 40 = 62
+// cycles beyond the walk), and GPUs 0 and 1 faulting on their own cold
+// pages in one batch (coldEach). GPU 0's plan pays the batch's latency and
+// its stall in one wait: taken at T+1, waiting T+2..T+2+L+62, its copy at
+// T+3+L+62, answered at A0 = T+3+L+62+pcieCopy+3 = T+697+L. GPU 1's plan
+// pays no latency but still waits for its decision, a step of its own:
+// taken at A0, the wait A0+1..A0+63, the copy at A0+64, answered at
+// A0+64+pcieCopy+3 = T+1393+L.
+func TestGritStallWithoutTheBatchLatency(t *testing.T) {
+	cfg := directedConfig(t, GritPolicy)
+	cfg.Grit.PACache = false
+	cfg.GPU.WalkCycles = 10
+	_, r, ev := run(t, cfg, coldEach(2))
+	require.Equal(t, ev.remote[0], ev.remote[1], "both faults arrive in one cycle")
+	T := ev.remote[0][0]
+	assert.Equal(t, []uint64{T + 697 + faultL}, ev.answer[0])
+	assert.Equal(t, []uint64{T + 1393 + faultL}, ev.answer[1])
+	require.NotNil(t, r.Grit)
+	assert.Equal(t, uint64(2), r.Grit.Stalls)
+	assert.Equal(t, uint64(2*62), r.Grit.StallCycles)
+}

@@ -10,7 +10,8 @@ import (
 type opKind uint8
 
 const (
-	// opWait: the fault-handling latency (multigpu.fault_latency_us).
+	// opWait: the batch's handling latency (multigpu.fault_latency_us) if
+	// op.latency, then op.stall cycles.
 	opWait opKind = iota
 	// opWrite: write op.pte[g] into the local page table of every GPU g in
 	// op.mask, all in one cycle (each GMMU has its own update port); the
@@ -38,6 +39,8 @@ type op struct {
 	// stall lengthens an opWait by the cycles the fault waited for the
 	// Decider (Staller).
 	stall uint64
+	// latency: an opWait that pays the fault batch's handling latency.
+	latency bool
 	// async: an opCopy that books its link and ends at once; the next
 	// copy that waits (the plan's last) waits for it too, so that the
 	// pages of one prefetch batch cross their links back to back.
@@ -72,7 +75,7 @@ type planner struct {
 	gpus    int
 	baseVPN uint64
 	policy  Policy
-	latency bool // add the fault-handling latency (false in unit tests of the steps alone)
+	latency bool // begin the plan with the batch's handling latency (the driver sets it per plan)
 	// busy marks the pages of the plan under way (plan.busy), which
 	// eviction passes over and whose local tables may lag the table.
 	busy []bool
@@ -131,7 +134,7 @@ func (pn *planner) build(pl *plan, f Fault, s pte.Scheme) {
 	p := t.Page(i)
 	cold := p.Holders == 0
 	if pn.latency && !(pn.policy.Ideal && !cold) {
-		pl.add(op{kind: opWait})
+		pl.add(op{kind: opWait, latency: true})
 	}
 	switch {
 	case pn.policy.Ideal:
@@ -331,7 +334,11 @@ func (pn *planner) mapRemote(pl *plan, f Fault, s pte.Scheme) {
 	p := t.Page(i)
 	vpn := pn.baseVPN + uint64(i)
 	owner := int(source(p))
-	if others := p.Holders &^ (1 << owner); others != 0 {
+	// The owner's PTE is rewritten when the others collapse onto it, and
+	// when its copy is the last read-only replica (evictions took the
+	// others): the page becomes writable.
+	rewrite := p.Holders&(1<<owner) != 0 && !p.Writable
+	if others := p.Holders &^ (1 << owner); others != 0 || rewrite {
 		var o op
 		o.kind, o.mask, o.vpn = opWrite, others|1<<owner, vpn
 		for m := others; m != 0; m &= m - 1 {
@@ -339,6 +346,8 @@ func (pn *planner) mapRemote(pl *plan, f Fault, s pte.Scheme) {
 		}
 		o.pte[owner] = pte.Local(uint64(t.Frame(i, owner))).WithScheme(s)
 		pl.add(o)
+	}
+	if others := p.Holders &^ (1 << owner); others != 0 {
 		pl.add(op{kind: opShoot, mask: others, vpn: vpn})
 		pl.invalidations += uint64(bits.OnesCount16(others))
 		pl.collapsed++

@@ -140,6 +140,10 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 	if ports.Channels, err = s.newLinks(n); err != nil {
 		return nil, err
 	}
+	flow, err := ParseFlow(cfg.MultiGPU.FaultFlow)
+	if err != nil {
+		return nil, err
+	}
 	table := NewTable(n, layout.Pages, s.FramesPerGPU)
 	if pol.Grit {
 		if pol.Decider, err = NewGritDecider(GritConfig(cfg), table, layout.BaseVPN, hostWalk(cfg)); err != nil {
@@ -150,7 +154,9 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 	s.Driver, err = NewDriver(s.Sim, "host.driver", DriverConfig{
 		GPUs: n, BaseVPN: layout.BaseVPN,
 		FaultCycles: cfg.Cycles(cfg.MultiGPU.FaultLatencyUs),
-		FaultQueue:  256,
+		FaultQueue:  FaultQueue,
+		Batch:       cfg.MultiGPU.FaultBatch,
+		Flow:        flow,
 		Blocks:      allocatedBlocks(layout),
 	}, table, pol, ports)
 	if err != nil {

@@ -89,7 +89,7 @@ func TestEveryNumericKeyAtItsBounds(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, 144, bounds, "every numeric key has two bounds")
+	assert.Equal(t, 146, bounds, "every numeric key has two bounds")
 }
 
 // checkBound runs config --check and run with one key at a bound.
