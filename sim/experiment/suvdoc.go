@@ -78,8 +78,13 @@ func suvCommand(p Params, overrides map[string]string) string {
 	if p.Seed != 1 {
 		cmd += " --seed " + strconv.FormatUint(p.Seed, 10)
 	}
+	if pr, ok := overrides["run.preset"]; ok {
+		cmd += " --preset " + pr
+	}
 	for _, k := range sortedKeys(overrides) {
-		cmd += " --set " + k + "=" + overrides[k]
+		if k != "run.preset" {
+			cmd += " --set " + k + "=" + overrides[k]
+		}
 	}
 	return cmd
 }
@@ -96,9 +101,16 @@ func sortedKeys(m map[string]string) []string {
 // suvPlatform describes the platform of the runs from the overrides their
 // records hold: the preset and its source, and any other key set.
 func suvPlatform(overrides map[string]string) (string, config.Config) {
+	// The preset first, as a run applies it under the other keys; the
+	// keys are the records' own, which a run has set before.
 	cfg := config.Default()
+	if pr, ok := overrides["run.preset"]; ok {
+		_ = cfg.Set("run.preset=" + pr)
+	}
 	for _, k := range sortedKeys(overrides) {
-		_ = cfg.Set(k + "=" + overrides[k]) // the records' own keys, set by a run before
+		if k != "run.preset" {
+			_ = cfg.Set(k + "=" + overrides[k])
+		}
 	}
 	name := cfg.Run.Preset
 	text := "preset `" + name + "`"
@@ -331,7 +343,8 @@ func WriteSUVDoc(w io.Writer, p Params, l Lookup) error {
 }
 
 // suvLevelReductions are 1 - the geomean of SUV's runtime over UVM's at
-// each of SUVLevels, over the workloads both completed.
+// each of SUVLevels, NaN where a workload's runs are missing (as
+// SUVChecks measures the level rows).
 func suvLevelReductions(r suvRuns) []float64 {
 	var out []float64
 	for _, lvl := range SUVLevels {
@@ -340,7 +353,7 @@ func suvLevelReductions(r suvRuns) []float64 {
 			vs = append(vs, x.ratio)
 		}
 		g, n := Geomean(vs)
-		if n == 0 {
+		if n < len(suvSet(r.p)) {
 			g = math.NaN()
 		}
 		out = append(out, 1-g)
