@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/system"
 	"github.com/uvmmu/uvmmu/sim/workload"
 )
@@ -182,4 +183,20 @@ func TestSUVDocIsGenerated(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, b.String(), section, "docs/suv.md differs from the runs stored in docs/results/suv; regenerate it with "+
 		suvCommand(*pl.Params, Overrides(&base))+" --out docs/results/suv --doc docs/suv.md")
+}
+
+// SUV's placement of floydwarshall at --scale 0.25 (N = 128: two matrices
+// of 128 x 128 x 4 B = 64 KB) in 84 KB of managed memory: one 64 KB
+// block, kept back for on-demand migration, so Algorithm 1 has nothing to
+// pin on the GPU and pins both on host; with 2 blocks one is available and
+// Algorithm 2's window of the distance matrix takes it. The um policy
+// places nothing.
+func TestSUVPlacement(t *testing.T) {
+	r := suvRuns{p: DefaultParams(false), cfg: config.Default()}
+	res := system.Result{Scale: 0.25, Seed: 1, ManagedCapacity: 84 << 10}
+	assert.Equal(t, "SUV's placement in 1 block: pathDistanceBuffer (D) 64 KB on host; pathBuffer (D) 64 KB on host", r.placement("floydwarshall", PolicySUV, &res))
+	assert.Equal(t, "SC's placement in 1 block: pathDistanceBuffer (D) 64 KB on host; pathBuffer (D) 64 KB on host", r.placement("floydwarshall", PolicySC, &res))
+	res.ManagedCapacity = 128 << 10
+	assert.Equal(t, "SUV's placement in 2 blocks: pathDistanceBuffer (D) 64 KB window; pathBuffer (D) 64 KB on host", r.placement("floydwarshall", PolicySUV, &res))
+	assert.Empty(t, r.placement("floydwarshall", PolicyUM, &res))
 }

@@ -9,7 +9,10 @@ import (
 	"strings"
 
 	"github.com/uvmmu/uvmmu/sim/config"
+	"github.com/uvmmu/uvmmu/sim/suv"
 	"github.com/uvmmu/uvmmu/sim/system"
+	"github.com/uvmmu/uvmmu/sim/uvm"
+	"github.com/uvmmu/uvmmu/sim/workload"
 )
 
 // SUVAllName is the experiment that runs the runs of the four SUV
@@ -129,10 +132,12 @@ func suvPlatform(overrides map[string]string) (string, config.Config) {
 	return text, cfg
 }
 
-// suvRuns are the outcomes of suv-all's runs that completed.
+// suvRuns are the outcomes of suv-all's runs that completed, and the
+// platform they ran on.
 type suvRuns struct {
-	p Params
-	l Lookup
+	p   Params
+	l   Lookup
+	cfg config.Config
 }
 
 func (r suvRuns) get(w, pol string, ratio int) *system.Result {
@@ -142,8 +147,18 @@ func (r suvRuns) get(w, pol string, ratio int) *system.Result {
 	return nil
 }
 
-// megabytes formats bytes in MB (2^20).
-func megabytes(b uint64) string { return strconv.FormatFloat(float64(b)/(1<<20), 'f', 2, 64) + " MB" }
+// megabytes formats bytes in MB (2^20), or in KB or bytes below a MB.
+func megabytes(b uint64) string {
+	switch {
+	case b < 1<<10:
+		return strconv.FormatUint(b, 10) + " B"
+	case b < 10<<10:
+		return strconv.FormatFloat(float64(b)/(1<<10), 'f', 1, 64) + " KB"
+	case b < 1<<20:
+		return strconv.FormatFloat(float64(b)/(1<<10), 'f', 0, 64) + " KB"
+	}
+	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 2, 64) + " MB"
+}
 
 // suvCounters are a run's counters behind its time and traffic, those
 // that are zero left out.
@@ -170,7 +185,84 @@ func (r suvRuns) run(w, pol string, ratio int) string {
 	if x == nil {
 		return fmt.Sprintf("%s at %d%%: not run", suvDisplay(pol), ratio-100)
 	}
-	return fmt.Sprintf("%s at %d%% (%s of GPU memory for %s): %s", suvDisplay(pol), ratio-100, megabytes(x.GPUMemoryBytes), megabytes(x.FootprintBytes), suvCounters(x))
+	text := fmt.Sprintf("%s at %d%% (%s of GPU memory for %s): %s", suvDisplay(pol), ratio-100, megabytes(x.GPUMemoryBytes), megabytes(x.FootprintBytes), suvCounters(x))
+	if pl := r.placement(w, pol, x); pl != "" {
+		text += "; " + pl
+	}
+	return text
+}
+
+// placement is what the suv or sc policy placed for run x of workload w:
+// the sim/suv plan the policy carries out (policy.staticOf's inputs: the
+// workload's description at the run's scale and seed, the platform's SMs
+// and warps, the run's managed memory in the lru64k evictor's 64 KB
+// blocks), each structure's largest share over the launches; empty for
+// the other policies.
+func (r suvRuns) placement(w, pol string, x *system.Result) string {
+	if pol != PolicySUV && pol != PolicySC {
+		return ""
+	}
+	_, prog, err := workload.Describe(w, workload.Params{Scale: x.Scale, Seed: x.Seed, GraphFile: r.cfg.Run.GraphFile})
+	if err != nil {
+		return ""
+	}
+	g := suv.GPU{SMs: r.cfg.GPU.SMs, WarpsPerSM: r.cfg.GPU.WarpsPerSM}
+	mem := suv.Memory{Capacity: x.ManagedCapacity, Unit: uvm.PagesPerBlock * suv.PageBytes}
+	var plan []suv.Launch
+	if pol == PolicySUV {
+		rt, err := suv.NewRuntime(prog, g, mem)
+		if err != nil {
+			return ""
+		}
+		plan = rt.Plan()
+	} else {
+		sc, err := suv.NewSC(prog, g, mem)
+		if err != nil {
+			return ""
+		}
+		plan = sc.Plan()
+	}
+	var order []string
+	most := map[string]*suv.Decision{}
+	for _, l := range plan {
+		for _, d := range l.Decisions {
+			m := most[d.Alloc]
+			if m == nil {
+				m = &suv.Decision{Alloc: d.Alloc, Class: d.Class}
+				most[d.Alloc] = m
+				order = append(order, d.Alloc)
+			}
+			m.GPUBytes, m.HostBytes, m.ReservedBytes = max(m.GPUBytes, d.GPUBytes), max(m.HostBytes, d.HostBytes), max(m.ReservedBytes, d.ReservedBytes)
+			m.Counters = m.Counters || d.Counters
+		}
+	}
+	var parts []string
+	for _, a := range order {
+		d := most[a]
+		var how []string
+		switch {
+		case d.GPUBytes > 0 && d.GPUBytes == d.ReservedBytes && !d.Counters:
+			// Algorithm 2's prefetch window is pinned and reserved alike.
+			how = append(how, megabytes(d.GPUBytes)+" window")
+		case d.GPUBytes > 0:
+			how = append(how, megabytes(d.GPUBytes)+" on the GPU")
+		}
+		if d.HostBytes > 0 {
+			how = append(how, megabytes(d.HostBytes)+" on host")
+		}
+		if d.ReservedBytes > 0 && d.ReservedBytes != d.GPUBytes {
+			how = append(how, megabytes(d.ReservedBytes)+" reserved")
+		}
+		if d.Counters {
+			how = append(how, "access counters")
+		}
+		if len(how) == 0 {
+			how = append(how, "on demand")
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s) %s", a, d.Class.String()[:1], strings.Join(how, ", ")))
+	}
+	blocks := mem.Capacity / mem.Unit
+	return fmt.Sprintf("%s's placement in %d block%s: %s", suvDisplay(pol), blocks, map[bool]string{true: "", false: "s"}[blocks == 1], strings.Join(parts, "; "))
 }
 
 // pair is a nested list item: label, then workload w's runs under policy
@@ -323,7 +415,7 @@ func WriteSUVDoc(w io.Writer, p Params, l Lookup) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | ±%.0f%% | %s |\n", c.ID, c.Quantity, formatCheck(c.Paper), formatCheck(c.Models[0].Value), 100*c.Tolerance, c.Status(0))
 		byID[c.ID] = c
 	}
-	runs := suvRuns{p, l}
+	runs := suvRuns{p, l, cfg}
 	levels := suvLevelReductions(runs)
 	var lv []string
 	for i, r := range SUVLevels {
@@ -333,7 +425,10 @@ func WriteSUVDoc(w io.Writer, p Params, l Lookup) error {
 
 	whys := suvExplain(runs, byID, levels)
 	if len(whys) > 0 {
-		b.WriteString("\nRows outside their tolerance and workloads that break the paper's ordering, from the runs' counters:\n\n")
+		b.WriteString("\nRows outside their tolerance and workloads that break the paper's ordering, from the runs' counters. " +
+			"SUV's and SC's placements are the sim/suv plans the policies carry out, made again from the workload's description and the run's memory: " +
+			"the 64 KB blocks of managed memory (one is kept back for on-demand migration), and each structure's class (D, T, U) and its largest share over the launches " +
+			"pinned on the GPU, pinned on host (remote access), reserved for on-demand or counter-driven migration, or Algorithm 2's prefetch window:\n\n")
 		for _, e := range whys {
 			b.WriteString("- " + e + "\n")
 		}
