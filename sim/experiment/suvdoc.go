@@ -178,7 +178,7 @@ func suvCounters(r *system.Result) string {
 	return strings.Join(append(parts, megabytes(r.PCIeH2DBytes+r.PCIeD2HBytes)+" over PCIe"), ", ")
 }
 
-// suvRun names one run of workload w, with the GPU memory it had and its
+// run names one run of workload w, with the GPU memory it had and its
 // counters.
 func (r suvRuns) run(w, pol string, ratio int) string {
 	x := r.get(w, pol, ratio)
@@ -202,25 +202,28 @@ func (r suvRuns) placement(w, pol string, x *system.Result) string {
 	if pol != PolicySUV && pol != PolicySC {
 		return ""
 	}
-	_, prog, err := workload.Describe(w, workload.Params{Scale: x.Scale, Seed: x.Seed, GraphFile: r.cfg.Run.GraphFile})
-	if err != nil {
-		return ""
-	}
-	g := suv.GPU{SMs: r.cfg.GPU.SMs, WarpsPerSM: r.cfg.GPU.WarpsPerSM}
-	mem := suv.Memory{Capacity: x.ManagedCapacity, Unit: uvm.PagesPerBlock * suv.PageBytes}
-	var plan []suv.Launch
-	if pol == PolicySUV {
-		rt, err := suv.NewRuntime(prog, g, mem)
+	plan, err := func() ([]suv.Launch, error) {
+		_, prog, err := workload.Describe(w, workload.Params{Scale: x.Scale, Seed: x.Seed, GraphFile: r.cfg.Run.GraphFile})
 		if err != nil {
-			return ""
+			return nil, err
 		}
-		plan = rt.Plan()
-	} else {
+		g := suv.GPU{SMs: r.cfg.GPU.SMs, WarpsPerSM: r.cfg.GPU.WarpsPerSM}
+		mem := suv.Memory{Capacity: x.ManagedCapacity, Unit: uvm.PagesPerBlock * suv.PageBytes}
+		if pol == PolicySUV {
+			rt, err := suv.NewRuntime(prog, g, mem)
+			if err != nil {
+				return nil, err
+			}
+			return rt.Plan(), nil
+		}
 		sc, err := suv.NewSC(prog, g, mem)
 		if err != nil {
-			return ""
+			return nil, err
 		}
-		plan = sc.Plan()
+		return sc.Plan(), nil
+	}()
+	if err != nil {
+		return fmt.Sprintf("%s's placement not made again: %v", suvDisplay(pol), err)
 	}
 	var order []string
 	most := map[string]*suv.Decision{}
@@ -261,7 +264,7 @@ func (r suvRuns) placement(w, pol string, x *system.Result) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s) %s", a, d.Class.String()[:1], strings.Join(how, ", ")))
 	}
-	blocks := mem.Capacity / mem.Unit
+	blocks := x.ManagedCapacity / (uvm.PagesPerBlock * suv.PageBytes)
 	return fmt.Sprintf("%s's placement in %d block%s: %s", suvDisplay(pol), blocks, map[bool]string{true: "", false: "s"}[blocks == 1], strings.Join(parts, "; "))
 }
 
@@ -271,7 +274,7 @@ func (r suvRuns) pair(label, w string, a, b string, ra, rb int) string {
 	return "\n  - " + label + ": " + r.run(w, a, ra) + "; " + r.run(w, b, rb)
 }
 
-// suvRatio is a/b of the metric over workload w's runs, NaN when missing.
+// ratio is a/b of the metric over workload w's runs, NaN when missing.
 func (r suvRuns) ratio(w, a, b string, ra, rb int, metric func(*system.Result) float64) float64 {
 	x, y := r.get(w, a, ra), r.get(w, b, rb)
 	if x == nil || y == nil {
@@ -283,7 +286,7 @@ func (r suvRuns) ratio(w, a, b string, ra, rb int, metric func(*system.Result) f
 func runtimeOf(r *system.Result) float64 { return float64(r.Cycles) }
 func pcieOf(r *system.Result) float64    { return float64(r.PCIeH2DBytes + r.PCIeD2HBytes) }
 
-// suvWorkloadRatio is one workload's ratio.
+// suvWorkloadRatio is one workload's ratio of two runs.
 type suvWorkloadRatio struct {
 	workload string
 	ratio    float64
