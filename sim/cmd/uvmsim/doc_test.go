@@ -90,9 +90,9 @@ func docCommands(t *testing.T) []docCommand {
 
 // docRun is how a documented command line runs in the test: its arguments
 // (placeholders and large sizes replaced by tiny ones; {tmp}, {trace},
-// {config}, {results}, {incomplete} and {suv} are a temporary directory,
-// the trace-format example, a small configuration file, two results and
-// pages holding the incomplete and suv-all experiments' markers) and its exit
+// {config}, {results} and {incomplete} are a temporary directory, the
+// trace-format example, a small configuration file, two results and a
+// page holding the incomplete experiment's markers) and its exit
 // status. A line that names a command and flags without values (a
 // reference such as "uvmsim run --json") is checked against the command's
 // --help instead.
@@ -200,11 +200,12 @@ var docRuns = map[string]docRun{
 	"uvmsim experiment suv --jobs 2 --out out/suv":                 experimentCheck("suv"),
 	"uvmsim run --workload mvt --policy suv --oversub 150":         {[]string{"run", "--workload", "mvt", "--policy", "suv", "--oversub", "150", "--scale", "0.1"}, exitOK},
 
-	// suv-all's lines; the page is a copy of docs/suv.md's markers ({suv}).
+	// suv-all's lines; {tmp}/suv.md is a copy of docs/suv.md's markers
+	// (newDocFixture).
 	"uvmsim experiment suv-all":              experimentCheck("suv-all"),
 	"uvmsim experiment suv-all --scale 0.25": experimentCheck("suv-all"),
-	"uvmsim experiment suv-all --scale 0.25 --out docs/results/suv --doc docs/suv.md --jobs 2": experimentCheck("suv-all", "--doc", "{suv}"),
-	"uvmsim experiment suv-all --out docs/results/suv --doc docs/suv.md --jobs 2":              experimentCheck("suv-all", "--doc", "{suv}"),
+	"uvmsim experiment suv-all --scale 0.25 --out docs/results/suv --doc docs/suv.md --jobs 2": experimentCheck("suv-all", "--doc", "{tmp}/suv.md"),
+	"uvmsim experiment suv-all --out docs/results/suv --doc docs/suv.md --jobs 2":              experimentCheck("suv-all", "--doc", "{tmp}/suv.md"),
 }
 
 // reference is a command with only flags that take no value here:
@@ -243,19 +244,18 @@ func TestDocCommandsRun(t *testing.T) {
 }
 
 // docFixture holds the files the documented commands read.
-type docFixture struct{ tmp, trace, config, results, incomplete, suv string }
+type docFixture struct{ tmp, trace, config, results, incomplete string }
 
 func newDocFixture(t *testing.T) *docFixture {
 	t.Helper()
 	fx := &docFixture{tmp: t.TempDir(), trace: docExampleTrace(t)}
 	fx.config = filepath.Join(fx.tmp, "small.toml")
 	require.NoError(t, os.WriteFile(fx.config, []byte("[gpu]\nsms = 4\n"), 0o644))
+	suvBegin, suvEnd := experiment.DocMarkers(experiment.SUVAllName)
+	require.NoError(t, os.WriteFile(filepath.Join(fx.tmp, "suv.md"), []byte(suvBegin+suvEnd), 0o644))
 	fx.incomplete = filepath.Join(fx.tmp, "incomplete.md")
 	begin, end := experiment.DocMarkers(experiment.IncompleteName)
 	require.NoError(t, os.WriteFile(fx.incomplete, []byte(begin+end), 0o644))
-	fx.suv = filepath.Join(fx.tmp, "suv.md")
-	begin, end = experiment.DocMarkers(experiment.SUVAllName)
-	require.NoError(t, os.WriteFile(fx.suv, []byte(begin+end), 0o644))
 	var files []string
 	for _, p := range []string{"um", "uvmmu"} {
 		js := filepath.Join(fx.tmp, p+".json")
@@ -275,7 +275,7 @@ func newDocFixture(t *testing.T) *docFixture {
 }
 
 func (fx *docFixture) expand(args []string) []string {
-	r := strings.NewReplacer("{tmp}", fx.tmp, "{trace}", fx.trace, "{config}", fx.config, "{results}", fx.results, "{incomplete}", fx.incomplete, "{suv}", fx.suv)
+	r := strings.NewReplacer("{tmp}", fx.tmp, "{trace}", fx.trace, "{config}", fx.config, "{results}", fx.results, "{incomplete}", fx.incomplete)
 	out := make([]string, len(args))
 	for i, a := range args {
 		out[i] = r.Replace(a)
