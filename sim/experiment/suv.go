@@ -55,13 +55,15 @@ func suvReady(p Params, fig *Figure, pols ...string) bool {
 	return ok
 }
 
-// SUVExperiments are the SUV paper's figures, in its order.
+// SUVExperiments are the SUV paper's figures, in its order, then suv-all,
+// which runs them together and writes their Markdown.
 func SUVExperiments() []Experiment {
 	return []Experiment{
 		{Name: "suv", Title: "Runtime of UVM and SUV normalised to UVM without oversubscription (SUV Fig. 5)", Specs: suvSpecs, Build: suvBuild},
 		{Name: "suv-faults", Title: "Page faults of SUV normalised to UVM at 50% oversubscription (SUV Fig. 6)", Specs: suvFaultsSpecs, Build: suvFaultsBuild},
 		{Name: "suv-baselines", Title: "Runtime and PCIe traffic of SC and AC normalised to SUV at 50% oversubscription (SUV Figs. 7 and 8)", Specs: suvBaselinesSpecs, Build: suvBaselinesBuild},
 		{Name: "suv-nooversub", Title: "SUV and UVM without oversubscription (SUV Fig. 9)", Specs: suvNoOversubSpecs, Build: suvNoOversubBuild},
+		{Name: SUVAllName, Title: "every run of the four above, their figures, tables and validation rows as Markdown (suv-all.md)", Specs: suvAllSpecs, Build: suvAllBuild, Doc: WriteSUVDoc},
 	}
 }
 

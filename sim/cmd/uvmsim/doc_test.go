@@ -137,7 +137,6 @@ var docRuns = map[string]docRun{
 	"uvmsim suv-analyze":                                                  {[]string{"suv-analyze", "--workload", "ra"}, exitOK},
 	"uvmsim suv-analyze --table [--scale S] [--sms N] [--warps-per-sm N]": {[]string{"suv-analyze", "--table", "--scale", "0.5", "--sms", "4", "--warps-per-sm", "32"}, exitOK},
 	"uvmsim suv-analyze --table --scale 0.25":                             {[]string{"suv-analyze", "--table", "--scale", "0.25"}, exitOK},
-	"uvmsim experiment suv --scale 0.25 --jobs 2":                         experimentCheck("suv"),
 	"uvmsim suv-analyze --table":                                          {[]string{"suv-analyze", "--table"}, exitOK},
 	"uvmsim suv-analyze --table --sms 82 --warps-per-sm 48":               {[]string{"suv-analyze", "--table", "--sms", "82", "--warps-per-sm", "48"}, exitOK},
 	"uvmsim grit-characterize":                                            {[]string{"grit-characterize", "--scale", "0.01", "--out", "{tmp}/grit"}, exitOK},
@@ -200,6 +199,13 @@ var docRuns = map[string]docRun{
 	"uvmsim experiment suv-nooversub":                              experimentCheck("suv-nooversub"),
 	"uvmsim experiment suv --jobs 2 --out out/suv":                 experimentCheck("suv"),
 	"uvmsim run --workload mvt --policy suv --oversub 150":         {[]string{"run", "--workload", "mvt", "--policy", "suv", "--oversub", "150", "--scale", "0.1"}, exitOK},
+
+	// suv-all's lines; {tmp}/suv.md is a copy of docs/suv.md's markers
+	// (newDocFixture).
+	"uvmsim experiment suv-all":              experimentCheck("suv-all"),
+	"uvmsim experiment suv-all --scale 0.25": experimentCheck("suv-all"),
+	"uvmsim experiment suv-all --scale 0.25 --out docs/results/suv --doc docs/suv.md --jobs 2": experimentCheck("suv-all", "--doc", "{tmp}/suv.md"),
+	"uvmsim experiment suv-all --out docs/results/suv --doc docs/suv.md --jobs 2":              experimentCheck("suv-all", "--doc", "{tmp}/suv.md"),
 }
 
 // reference is a command with only flags that take no value here:
@@ -245,6 +251,8 @@ func newDocFixture(t *testing.T) *docFixture {
 	fx := &docFixture{tmp: t.TempDir(), trace: docExampleTrace(t)}
 	fx.config = filepath.Join(fx.tmp, "small.toml")
 	require.NoError(t, os.WriteFile(fx.config, []byte("[gpu]\nsms = 4\n"), 0o644))
+	suvBegin, suvEnd := experiment.DocMarkers(experiment.SUVAllName)
+	require.NoError(t, os.WriteFile(filepath.Join(fx.tmp, "suv.md"), []byte(suvBegin+suvEnd), 0o644))
 	fx.incomplete = filepath.Join(fx.tmp, "incomplete.md")
 	begin, end := experiment.DocMarkers(experiment.IncompleteName)
 	require.NoError(t, os.WriteFile(fx.incomplete, []byte(begin+end), 0o644))
