@@ -51,7 +51,7 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	b.register(fs, "all", "output directory (default out/NAME): runs/ (one result per run), results.csv, results.json, tables and figures")
 	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g (--workloads and --scale win)", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))
-	fs.StringVar(&doc, "doc", "", "replace the generated section of this Markdown page with the experiment's NAME.md (incomplete writes one)")
+	fs.StringVar(&doc, "doc", "", "replace the generated section of this Markdown page with the experiment's NAME.md (incomplete writes one; so do grit-schemes, grit-fault-latency and grit-characterize, with their own flags)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
