@@ -150,6 +150,8 @@ var docRuns = map[string]docRun{
 		[]string{"experiment", "grit", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "1", "--runs", "{tmp}/gr", "--out", "{tmp}/g"}, exitOK},
 	"uvmsim experiment grit-validate --scale 0.0625 --set gpu.sms=4 --jobs 2": {
 		[]string{"experiment", "grit-validate", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "2", "--runs", "{tmp}/gvr", "--out", "{tmp}/gv"}, exitOK},
+	"uvmsim experiment grit-fault-latency [--workloads LIST] [--latencies 0,5,20,50] [--scale F] [--jobs N] [--out DIR]": {
+		[]string{"experiment", "grit-fault-latency", "--workloads", "grit-gemm", "--latencies", "0,5", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "2", "--out", "{tmp}/gfl2"}, exitOK},
 	// The GRIT tables' regeneration commands run on one small workload into
 	// a copy of docs/grit.md's markers ({gritdoc}); docs/results keeps the
 	// full runs (TestGritDocsAreGenerated in sim/experiment).
