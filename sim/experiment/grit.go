@@ -70,8 +70,10 @@ func RunGritSchemes(o GritOptions) ([]GritRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := PrepareDir(o.Dir, false); err != nil {
-		return nil, err
+	if !o.StoredOnly {
+		if err := PrepareDir(o.Dir, false); err != nil {
+			return nil, err
+		}
 	}
 	ptrs := make([]*config.Config, len(cfgs))
 	for i := range cfgs {
