@@ -44,7 +44,10 @@ type GritOptions struct {
 	Base      config.Config // the grit preset and any overrides
 	Workloads []string
 	Schemes   []string
-	Jobs      int
+	// LatenciesUs runs every workload and scheme at each of these
+	// fault-handling latencies (multigpu.fault_latency_us); none: Base's.
+	LatenciesUs []float64
+	Jobs        int
 	// Dir keeps a record per run in Dir/runs, written when the run ends;
 	// a run whose record is there is read, not simulated (resume).
 	Dir string
@@ -59,33 +62,55 @@ func gritRecordPath(dir string, cfg *config.Config) string {
 	return filepath.Join(dir, RunsDir, fmt.Sprintf("%s-%s-%dgpu-%s.json", cfg.Run.Workload, cfg.MultiGPU.Policy, cfg.MultiGPU.GPUs, ConfigID(cfg)))
 }
 
-// RunGritSchemes runs (or reads back) every workload under every scheme
-// and returns the records in workload-major order.
+// RunGritSchemes runs (or reads back) every workload under every scheme,
+// at each of o.LatenciesUs if given, and returns the records in that
+// order: workload, then latency, then scheme.
 func RunGritSchemes(o GritOptions) ([]GritRecord, error) {
-	var cfgs []config.Config
-	for _, wl := range o.Workloads {
-		for _, s := range o.Schemes {
-			cfg := o.Base
-			cfg.Run.Workload, cfg.MultiGPU.Policy = wl, s
-			if err := cfg.Validate(); err != nil {
-				return nil, fmt.Errorf("%s/%s: %w", wl, s, err)
-			}
-			if cfg.MultiGPU.GPUs < 2 {
-				return nil, fmt.Errorf("multigpu.gpus = %d: the scheme comparison needs 2..16 GPUs", cfg.MultiGPU.GPUs)
-			}
-			cfgs = append(cfgs, cfg)
-		}
-	}
-	if err := PrepareDir(o.Dir, false); err != nil {
+	cfgs, labels, err := GritSchemeConfigs(o)
+	if err != nil {
 		return nil, err
 	}
+	if !o.StoredOnly {
+		if err := PrepareDir(o.Dir, false); err != nil {
+			return nil, err
+		}
+	}
 	ptrs := make([]*config.Config, len(cfgs))
-	labels := make([]string, len(cfgs))
 	for i := range cfgs {
 		ptrs[i] = &cfgs[i]
-		labels[i] = cfgs[i].Run.Workload + "/" + cfgs[i].MultiGPU.Policy
 	}
-	return runGritRuns(o.Dir, ptrs, labels, o.Jobs, false, o.Progress)
+	return runGritRuns(o.Dir, ptrs, labels, o.Jobs, o.StoredOnly, o.Progress)
+}
+
+// GritSchemeConfigs are RunGritSchemes' configurations in order, each
+// checked, with a label naming each run.
+func GritSchemeConfigs(o GritOptions) ([]config.Config, []string, error) {
+	lats := o.LatenciesUs
+	if len(lats) == 0 {
+		lats = []float64{o.Base.MultiGPU.FaultLatencyUs}
+	}
+	var cfgs []config.Config
+	var labels []string
+	for _, wl := range o.Workloads {
+		for _, lat := range lats {
+			for _, s := range o.Schemes {
+				cfg := o.Base
+				cfg.Run.Workload, cfg.MultiGPU.Policy, cfg.MultiGPU.FaultLatencyUs = wl, s, lat
+				label := wl + "/" + s
+				if len(o.LatenciesUs) > 0 {
+					label += fmt.Sprintf("/%gus", lat)
+				}
+				if err := cfg.Validate(); err != nil {
+					return nil, nil, fmt.Errorf("%s: %w", label, err)
+				}
+				if cfg.MultiGPU.GPUs < 2 {
+					return nil, nil, fmt.Errorf("multigpu.gpus = %d: the scheme comparison needs 2..16 GPUs", cfg.MultiGPU.GPUs)
+				}
+				cfgs, labels = append(cfgs, cfg), append(labels, label)
+			}
+		}
+	}
+	return cfgs, labels, nil
 }
 
 // runGritRuns runs (or reads back from dir) every configuration on jobs
@@ -191,19 +216,20 @@ func GritSchemesFigure(recs []GritRecord, workloads, schemes []string, gpus int)
 	return fig
 }
 
-// WriteGritCSV writes one row per run with the totals of its counts.
+// WriteGritCSV writes one row per run with the totals of its counts and
+// its configuration's overrides (config, as in results.csv).
 func WriteGritCSV(w io.Writer, recs []GritRecord) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"workload", "policy", "gpus", "cycles", "wall_seconds", "sim_cycles_per_second",
 		"local_accesses", "remote_accesses", "local_faults", "protection_faults", "promotions", "migrations",
-		"replicas_made", "replicas_collapsed", "invalidations", "evictions", "nvlink_bytes", "pcie_h2d_bytes", "pcie_d2h_bytes"})
+		"replicas_made", "replicas_collapsed", "invalidations", "evictions", "nvlink_bytes", "pcie_h2d_bytes", "pcie_d2h_bytes", "config"})
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	for _, rec := range recs {
 		r, t := rec.Result, rec.Result.Total
 		_ = cw.Write([]string{r.Workload, r.Policy, strconv.Itoa(r.GPUs), u(r.Cycles),
 			strconv.FormatFloat(r.WallSeconds, 'f', 2, 64), strconv.FormatFloat(r.SimCyclesPerSecond, 'f', 0, 64),
 			u(t.LocalAccesses), u(t.RemoteAccesses), u(t.LocalFaults), u(t.ProtectionFaults), u(t.Promotions), u(t.Migrations),
-			u(t.ReplicasMade), u(t.ReplicasCollapse), u(t.Invalidations), u(t.Evictions), u(t.NVLinkBytes), u(t.PCIeH2DBytes), u(t.PCIeD2HBytes)})
+			u(t.ReplicasMade), u(t.ReplicasCollapse), u(t.Invalidations), u(t.Evictions), u(t.NVLinkBytes), u(t.PCIeH2DBytes), u(t.PCIeD2HBytes), ConfigText(rec.Config)})
 	}
 	cw.Flush()
 	return cw.Error()

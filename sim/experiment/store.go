@@ -121,12 +121,27 @@ func NewRecord(cfg *config.Config, res system.Result, lat *Latencies) Record {
 // Config overrides, then its run fields.
 func (r *Record) FullConfig() (config.Config, error) {
 	cfg := config.Default()
-	keys := make([]string, 0, len(r.Config))
 	for k := range r.Config {
+		if slices.Contains(runKeys, k) {
+			return cfg, fmt.Errorf("config: %s belongs in the result's own field, not in config", k)
+		}
+	}
+	if err := applyOverrides(&cfg, r.Config); err != nil {
+		return cfg, err
+	}
+	cfg.Run.Workload, cfg.Run.Policy = r.Workload, r.Policy
+	cfg.Run.OversubPct, cfg.Run.Scale, cfg.Run.Seed = r.OversubPct, r.Scale, r.Seed
+	return cfg, nil
+}
+
+// applyOverrides sets the keys of m (as Overrides gives them) in cfg:
+// run.preset first, since applying it sets the preset's keys and m's own
+// values of those keys must win over them, then the others in key order.
+func applyOverrides(cfg *config.Config, m map[string]string) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
-	// run.preset first: applying it sets the preset's keys, and the
-	// record's own values of those keys must win over them.
 	sort.Slice(keys, func(i, j int) bool {
 		if pi, pj := keys[i] == presetKey, keys[j] == presetKey; pi != pj {
 			return pi
@@ -134,16 +149,11 @@ func (r *Record) FullConfig() (config.Config, error) {
 		return keys[i] < keys[j]
 	})
 	for _, k := range keys {
-		if slices.Contains(runKeys, k) {
-			return cfg, fmt.Errorf("config: %s belongs in the result's own field, not in config", k)
-		}
-		if err := cfg.Set(k + "=" + r.Config[k]); err != nil {
-			return cfg, err
+		if err := cfg.Set(k + "=" + m[k]); err != nil {
+			return err
 		}
 	}
-	cfg.Run.Workload, cfg.Run.Policy = r.Workload, r.Policy
-	cfg.Run.OversubPct, cfg.Run.Scale, cfg.Run.Seed = r.OversubPct, r.Scale, r.Seed
-	return cfg, nil
+	return nil
 }
 
 // presetKey is the key that applies a platform preset's assignments.

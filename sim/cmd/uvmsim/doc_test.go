@@ -91,8 +91,9 @@ func docCommands(t *testing.T) []docCommand {
 // docRun is how a documented command line runs in the test: its arguments
 // (placeholders and large sizes replaced by tiny ones; {tmp}, {trace},
 // {config}, {results} and {incomplete} are a temporary directory, the
-// trace-format example, a small configuration file, two results and a
-// page holding the incomplete experiment's markers) and its exit
+// trace-format example, a small configuration file, two results, a
+// page holding the incomplete experiment's markers and one holding the
+// GRIT experiments') and its exit
 // status. A line that names a command and flags without values (a
 // reference such as "uvmsim run --json") is checked against the command's
 // --help instead.
@@ -148,6 +149,17 @@ var docRuns = map[string]docRun{
 		[]string{"experiment", "grit", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "1", "--runs", "{tmp}/gr", "--out", "{tmp}/g"}, exitOK},
 	"uvmsim experiment grit-validate --scale 0.0625 --set gpu.sms=4 --jobs 2": {
 		[]string{"experiment", "grit-validate", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "2", "--runs", "{tmp}/gvr", "--out", "{tmp}/gv"}, exitOK},
+	"uvmsim experiment grit-fault-latency [--workloads LIST] [--latencies 0,5,20,50] [--scale F] [--jobs N] [--out DIR]": {
+		[]string{"experiment", "grit-fault-latency", "--workloads", "grit-gemm", "--latencies", "0,5", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "2", "--out", "{tmp}/gfl2"}, exitOK},
+	// The GRIT tables' regeneration commands run on one small workload into
+	// a copy of docs/grit.md's markers ({gritdoc}); docs/results keeps the
+	// full runs (TestGritDocsAreGenerated in sim/experiment).
+	"uvmsim experiment grit-schemes --scale 0.05 --set gpu.sms=4 --jobs 2 --fresh --out docs/results/grit-schemes --doc docs/grit.md": {
+		[]string{"experiment", "grit-schemes", "--workloads", "grit-gemm", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "2", "--fresh", "--out", "{tmp}/gsd", "--doc", "{gritdoc}"}, exitOK},
+	"uvmsim experiment grit-fault-latency --workloads grit-gemm,grit-st --scale 0.05 --set gpu.sms=4 --jobs 2 --fresh --out docs/results/grit-fault-latency --doc docs/grit.md": {
+		[]string{"experiment", "grit-fault-latency", "--workloads", "grit-gemm", "--latencies", "0,20", "--scale", "0.002", "--set", "gpu.sms=2", "--set", "gpu.warps_per_sm=8", "--jobs", "2", "--fresh", "--out", "{tmp}/gfl", "--doc", "{gritdoc}"}, exitOK},
+	"uvmsim experiment grit-characterize --out docs/results/grit-characterize --doc docs/grit.md": {
+		[]string{"experiment", "grit-characterize", "--workloads", "grit-gemm", "--scale", "0.01", "--out", "{tmp}/gcd", "--doc", "{gritdoc}"}, exitOK},
 	"uvmsim experiment grit-characterize [--scale F] [--out DIR]": {
 		[]string{"experiment", "grit-characterize", "--workloads", "grit-gemm", "--scale", "0.01", "--out", "{tmp}/gc"}, exitOK},
 	"uvmsim COMMAND --help":                                                             {[]string{"run", "--help"}, exitOK},
@@ -244,7 +256,7 @@ func TestDocCommandsRun(t *testing.T) {
 }
 
 // docFixture holds the files the documented commands read.
-type docFixture struct{ tmp, trace, config, results, incomplete string }
+type docFixture struct{ tmp, trace, config, results, incomplete, gritdoc string }
 
 func newDocFixture(t *testing.T) *docFixture {
 	t.Helper()
@@ -256,6 +268,13 @@ func newDocFixture(t *testing.T) *docFixture {
 	fx.incomplete = filepath.Join(fx.tmp, "incomplete.md")
 	begin, end := experiment.DocMarkers(experiment.IncompleteName)
 	require.NoError(t, os.WriteFile(fx.incomplete, []byte(begin+end), 0o644))
+	fx.gritdoc = filepath.Join(fx.tmp, "grit.md")
+	var markers string
+	for _, name := range gritExperimentNames {
+		begin, end := experiment.DocMarkers(name)
+		markers += begin + end
+	}
+	require.NoError(t, os.WriteFile(fx.gritdoc, []byte(markers), 0o644))
 	var files []string
 	for _, p := range []string{"um", "uvmmu"} {
 		js := filepath.Join(fx.tmp, p+".json")
@@ -275,7 +294,7 @@ func newDocFixture(t *testing.T) *docFixture {
 }
 
 func (fx *docFixture) expand(args []string) []string {
-	r := strings.NewReplacer("{tmp}", fx.tmp, "{trace}", fx.trace, "{config}", fx.config, "{results}", fx.results, "{incomplete}", fx.incomplete)
+	r := strings.NewReplacer("{tmp}", fx.tmp, "{trace}", fx.trace, "{config}", fx.config, "{results}", fx.results, "{incomplete}", fx.incomplete, "{gritdoc}", fx.gritdoc)
 	out := make([]string, len(args))
 	for i, a := range args {
 		out[i] = r.Replace(a)

@@ -20,7 +20,7 @@ import (
 // each run's result as it finishes (resuming from those already stored),
 // and writes its results, tables and plots.
 func experimentCmd(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && (args[0] == experiment.GritSchemesName || args[0] == experiment.GritCharacterizeName) {
+	if len(args) > 0 && slices.Contains(gritExperimentNames, args[0]) {
 		return gritExperimentCmd(args[0], args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && slices.Contains(experiment.GritStudyNames, args[0]) {
@@ -41,6 +41,7 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "  %-18s every run of the above, and the validation table (validation.md)\n", experiment.ValidateName)
 		fmt.Fprintf(stderr, "  %-18s the uniform multi-GPU schemes on GRIT's workloads (GRIT Fig. 1; own flags: uvmsim experiment %s --help)\n", experiment.GritSchemesName, experiment.GritSchemesName)
+		fmt.Fprintf(stderr, "  %-18s the uniform schemes at each driver fault-handling latency (own flags)\n", experiment.GritFaultLatencyName)
 		fmt.Fprintf(stderr, "  %-18s GRIT Fig. 4's page sharing of GRIT's workloads (own flags)\n", experiment.GritCharacterizeName)
 		fmt.Fprintf(stderr, "  %-18s GRIT's evaluation, Figs. 17-29, and its validation rows (own flags)\n", strings.Join(experiment.GritStudyNames, ", "))
 		for _, e := range experiment.SUVExperiments() {
@@ -50,7 +51,7 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	b.register(fs, "all", "output directory (default out/NAME): runs/ (one result per run), results.csv, results.json, tables and figures")
 	fs.BoolVar(&quick, "quick", false, fmt.Sprintf("smoke run: workloads %s at scale %g (--workloads and --scale win)", strings.Join(experiment.QuickWorkloads, ", "), experiment.QuickScale))
-	fs.StringVar(&doc, "doc", "", "replace the generated section of this Markdown page with the experiment's NAME.md (incomplete writes one)")
+	fs.StringVar(&doc, "doc", "", "replace the generated section of this Markdown page with the experiment's NAME.md (incomplete writes one; so do grit-schemes, grit-fault-latency and grit-characterize, with their own flags)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
