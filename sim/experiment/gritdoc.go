@@ -176,9 +176,13 @@ func gritSystem(cfg *config.Config) string {
 	if len(set) > 0 {
 		preset += " with " + strings.Join(set, ", ")
 	}
-	return fmt.Sprintf("%s: %d GPUs of %d SMs (%d warps each) at %d MHz, fault-handling latency %s us, "+
+	faults := fmt.Sprintf("faults in batches of up to %d at %s us per batch", cfg.MultiGPU.FaultBatch, num(cfg.MultiGPU.FaultLatencyUs))
+	if cfg.MultiGPU.FaultFlow == "mgpusim" {
+		faults = "faults one at a time without software latency (MGPUSim's flow)"
+	}
+	return fmt.Sprintf("%s: %d GPUs of %d SMs (%d warps each) at %d MHz, %s, "+
 		"access-counter threshold %d, GPU memory %d%% of the footprint; workloads at scale %s, seed %d",
-		preset, cfg.MultiGPU.GPUs, cfg.GPU.SMs, cfg.GPU.WarpsPerSM, cfg.GPU.ClockMHz, num(cfg.MultiGPU.FaultLatencyUs),
+		preset, cfg.MultiGPU.GPUs, cfg.GPU.SMs, cfg.GPU.WarpsPerSM, cfg.GPU.ClockMHz, faults,
 		cfg.MultiGPU.AccessThreshold, cfg.MultiGPU.MemoryPct, num(cfg.Run.Scale), cfg.Run.Seed)
 }
 

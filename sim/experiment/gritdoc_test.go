@@ -56,7 +56,7 @@ func TestGritSchemesMarkdown(t *testing.T) {
 	require.NoError(t, WriteGritSchemesMarkdown(&b, &s, recs))
 	want := "Uniform schemes on 4 GPUs (GRIT Fig. 1): each scheme's performance relative to `ot` (`ot` cycles over the scheme's), from 5 of the 6 runs.\n\n" +
 		"Made by `uvmsim experiment grit-schemes --scale 0.05 --set gpu.sms=4 --jobs 2` on uvmmu (go1), 2 CPUs (cpu), load average 1.00 2.00 3.00 at the start. " +
-		"System: preset `grit` with gpu.sms=4: 4 GPUs of 4 SMs (64 warps each) at 1000 MHz, fault-handling latency 20 us, access-counter threshold 256, GPU memory 70% of the footprint; workloads at scale 0.05, seed 1.\n\n" +
+		"System: preset `grit` with gpu.sms=4: 4 GPUs of 4 SMs (64 warps each) at 1000 MHz, faults in batches of up to 256 at 20 us per batch, access-counter threshold 256, GPU memory 70% of the footprint; workloads at scale 0.05, seed 1.\n\n" +
 		"| workload | ot cycles | ac | dup | ot faults | ac: faults, promotions, remote / all accesses | dup: faults, protection faults, replicas, collapses |\n" +
 		"|---|---|---|---|---|---|---|\n" +
 		"| a | 1,000 | 2.00x | 0.50x | 10 | 7, 2, 100 / 400 | 11, 3, 4, 5 |\n" +
