@@ -14,9 +14,9 @@ import (
 // that breaks, is explained from its runs: which workloads carry the
 // geometric mean, and what their counts (GPU page faults, remote accesses,
 // NVLink bytes, migrations, replicas, GRIT's decisions) are under the
-// scheme and the baseline. The driver serves one fault at a time, so the
-// cycles per fault say whether a run is fault-bound, in which case its
-// speedup is its fault ratio.
+// scheme and the baseline. The cycles per fault say whether the runs are
+// bound by the driver's fault handling: equal cycles per fault in scheme
+// and baseline make the speedup the fault ratio.
 
 // gritResult is point p's run on wl, or nil.
 func gritResult(recs []GritPointRecord, p GritPoint, wl string) *multigpu.Result {
