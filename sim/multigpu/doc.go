@@ -56,7 +56,12 @@
 // in this model, as stores in the single-GPU system. Each GPU has its own
 // PCIe link to the host (GRIT Table I's PCIe-v4 32 GB/s): a cold page and
 // an evicted page cross it. The remote line reads are timed on their own
-// path and do not queue with page copies on the NVLink block.
+// path and do not queue with page copies on the NVLink block: an SM's data
+// request marks a load remote as a whole (sim/gpu's data port carries a
+// remote bit, not the owner of each line), and gpu.Memory fixes a remote
+// response's arrival when it accepts the request, so the memory cannot
+// tell which GPU pair's link a line crosses; queuing them on the links
+// needs per-line owners on the data port and a responder at the owner.
 //
 // # Memory
 //
