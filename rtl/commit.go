@@ -20,7 +20,7 @@ import (
 // one load and store rather than as bytes.
 type dirtyReg struct {
 	reg  unsafe.Pointer
-	size uintptr
+	size uint32
 	word bool
 }
 
@@ -32,24 +32,22 @@ func (b *Base) mark(reg unsafe.Pointer, size, align uintptr) {
 	if len(b.dirty) == 0 && len(b.pending) == 0 && b.sim.phase != phaseEval {
 		b.sim.stray = append(b.sim.stray, b)
 	}
-	b.dirty = append(b.dirty, dirtyReg{reg, size, size == align})
+	b.dirty = append(b.dirty, dirtyReg{reg, uint32(size), size == align})
 }
 
 // commitRegs makes the cycle's register writes take effect.
 func (b *Base) commitRegs() {
 	for _, w := range b.dirty {
-		p, n := w.reg, w.size
+		p, n := w.reg, uintptr(w.size)
 		switch {
-		case !w.word:
-			copy(unsafe.Slice((*byte)(p), n), unsafe.Slice((*byte)(unsafe.Add(p, n)), n))
-		case n == 1:
-			*(*uint8)(p) = *(*uint8)(unsafe.Add(p, 1))
-		case n == 2:
-			*(*uint16)(p) = *(*uint16)(unsafe.Add(p, 2))
-		case n == 4:
-			*(*uint32)(p) = *(*uint32)(unsafe.Add(p, 4))
-		case n == 8:
+		case w.word && n == 8:
 			*(*uint64)(p) = *(*uint64)(unsafe.Add(p, 8))
+		case w.word && n == 4:
+			*(*uint32)(p) = *(*uint32)(unsafe.Add(p, 4))
+		case w.word && n == 1:
+			*(*uint8)(p) = *(*uint8)(unsafe.Add(p, 1))
+		case w.word && n == 2:
+			*(*uint16)(p) = *(*uint16)(unsafe.Add(p, 2))
 		default:
 			copy(unsafe.Slice((*byte)(p), n), unsafe.Slice((*byte)(unsafe.Add(p, n)), n))
 		}
