@@ -21,7 +21,6 @@ type Block interface {
 type Base struct {
 	sim     *Sim
 	checked bool // the Sim's checked mode, kept here where registers look
-	path    string
 	self    Block
 	idx     int // position in the Sim's evaluation order
 
@@ -39,17 +38,27 @@ type Base struct {
 	// holdUntil keeps the block awake until an in-flight SRAM read lands.
 	holdUntil uint64
 
-	// banks are the block's registers by type (each a *regBank[T]);
-	// pending holds those banks and SRAMs written in this cycle, which
-	// the block commits at the clock edge.
-	banks   []any
+	// dirty holds the registers and pending the SRAMs written in this
+	// cycle, which the block commits at the clock edge (commit.go);
+	// banks are the chunks of its scalar registers by type (each a
+	// *regBank[T]).
+	dirty   []dirtyReg
 	pending []committer
+	banks   []any
+
+	path string
 }
+
+// written reports whether the block wrote a register or an SRAM in this
+// cycle.
+func (b *Base) written() bool { return len(b.dirty) != 0 || len(b.pending) != 0 }
 
 // commit makes this cycle's register and SRAM writes take effect and
 // returns the number of write-backs. A block that wrote state is active.
 func (b *Base) commit() uint64 {
-	var n uint64
+	n := uint64(len(b.dirty))
+	b.commitRegs()
+	b.dirty = b.dirty[:0]
 	for _, c := range b.pending {
 		n += c.commit()
 	}

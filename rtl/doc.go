@@ -36,11 +36,11 @@
 //
 // # Storage and commit
 //
-// A block's registers live in banks, one per register type, with the
-// scalar ones allocated in contiguous chunks and a Vec's elements in one
-// slice. A register's first write in a cycle records it in its bank and the
-// bank in its block; at the clock edge each evaluated block commits its
-// written banks in one typed loop. Nothing is allocated per cycle.
+// A block's scalar registers of one type are allocated in contiguous
+// chunks and a Vec's elements in one slice. A register's first write in a
+// cycle records its address in its block's dirty list; at the clock edge
+// each evaluated block walks that list once, copying D into Q whatever the
+// register's type (commit.go). Nothing is allocated per cycle.
 //
 // # Parallel evaluation
 //

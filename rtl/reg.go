@@ -15,9 +15,8 @@ type Packer interface {
 	Pack() uint64
 }
 
-// committer is the state of one block, of one kind, written in this
-// cycle: a bank's written registers or an SRAM's write ports. commit makes
-// the writes take effect and returns the number of write-backs.
+// committer is an SRAM of a block written in this cycle. commit makes the
+// writes take effect and returns the number of write-backs.
 type committer interface {
 	commit() uint64
 }
@@ -49,15 +48,12 @@ type Reg[T comparable] struct {
 	dirty   bool
 	checked bool // the Sim's checked mode, kept beside the value
 	info    uint32
-	bank    *regBank[T]
+	owner   *Base
 }
 
-// regBank holds a block's registers of one type: the scalar ones in
-// contiguous chunks, and the list of those written in this cycle, which
-// the block commits in one typed loop at the clock edge.
+// regBank holds a block's scalar registers of one type in contiguous
+// chunks.
 type regBank[T comparable] struct {
-	owner *Base
-	dirty []*Reg[T]
 	chunk []Reg[T] // room for the next scalar registers
 }
 
@@ -73,7 +69,7 @@ func bankOf[T comparable](b *Base) *regBank[T] {
 			return bk
 		}
 	}
-	bk := &regBank[T]{owner: b}
+	bk := &regBank[T]{}
 	b.banks = append(b.banks, bk)
 	return bk
 }
@@ -86,39 +82,6 @@ func (k *regBank[T]) newScalar() *Reg[T] {
 	r := &k.chunk[0]
 	k.chunk = k.chunk[1:]
 	return r
-}
-
-// mark records the register's first write of the cycle. A write outside
-// Eval (a modeling error that checked mode reports) still commits at the
-// next clock edge, as every write does, though its owner may sleep.
-func (k *regBank[T]) mark(r *Reg[T]) {
-	r.dirty = true
-	if len(k.dirty) == 0 {
-		b := k.owner
-		if len(b.pending) == 0 && b.sim.phase != phaseEval {
-			b.sim.stray = append(b.sim.stray, b)
-		}
-		b.pending = append(b.pending, k)
-	}
-	k.dirty = append(k.dirty, r)
-}
-
-func (k *regBank[T]) commit() uint64 {
-	for _, r := range k.dirty {
-		r.q = r.d
-		r.dirty = false
-	}
-	n := uint64(len(k.dirty))
-	k.dirty = k.dirty[:0]
-	return n
-}
-
-// clearPending drops the writes of a cycle that is not committed (reset).
-func (k *regBank[T]) clearPending() {
-	for _, r := range k.dirty {
-		r.dirty = false
-	}
-	k.dirty = k.dirty[:0]
 }
 
 // regInfo is what a register needs only for checks, tracing and reset.
@@ -173,7 +136,8 @@ func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, 
 	if len(b.sim.regInfo) > math.MaxUint32 {
 		panic(fmt.Sprintf("rtl: register %s: too many registers", b.Child(name)))
 	}
-	*r = Reg[T]{q: reset, d: reset, checked: b.checked, bank: bankOf[T](b), info: uint32(len(b.sim.regInfo))}
+	*r = Reg[T]{q: reset, d: reset, checked: b.checked, owner: b, info: uint32(len(b.sim.regInfo))}
+	checkLayout(r)
 	b.sim.regInfo = append(b.sim.regInfo, &regInfo[T]{name: b.Child(name), width: width, reset: reset, pack: pack})
 	if pack(reset)&^mask(width) != 0 {
 		panic(fmt.Sprintf("rtl: register %s reset value does not fit %d bits", r.about().name, width))
@@ -191,7 +155,7 @@ func (r *Reg[T]) Q() T {
 }
 
 //go:noinline
-func (r *Reg[T]) checkRead() { r.bank.owner.sim.checkRegRead(r.bank.owner, r.about().name) }
+func (r *Reg[T]) checkRead() { r.owner.sim.checkRegRead(r.owner, r.about().name) }
 
 // Set writes the value the register takes at the next clock edge. Only the
 // owning block may write it, only in Eval, and only once per cycle.
@@ -211,7 +175,8 @@ func (r *Reg[T]) note(v T) {
 		r.checkSet(v)
 	}
 	if !r.dirty {
-		r.bank.mark(r)
+		r.dirty = true
+		r.owner.mark(unsafe.Pointer(r), unsafe.Sizeof(r.q), unsafe.Alignof(r.q))
 	}
 }
 
@@ -220,13 +185,13 @@ func (r *Reg[T]) note(v T) {
 // state between cycles; it wakes the owner.
 func (r *Reg[T]) Poke(v T) {
 	r.q, r.d = v, v
-	r.bank.owner.wake()
-	r.bank.owner.sim.redrive(r.bank.owner)
+	r.owner.wake()
+	r.owner.sim.redrive(r.owner)
 }
 
 func (r *Reg[T]) checkSet(v T) {
-	s, in := r.bank.owner.sim, r.about()
-	s.checkRegWrite(r.bank.owner, in.name, r.dirty)
+	s, in := r.owner.sim, r.about()
+	s.checkRegWrite(r.owner, in.name, r.dirty)
 	if in.pack(v)&^mask(in.width) != 0 {
 		s.fail(fmt.Errorf("register %s: value %#x does not fit %d bits in cycle %d", in.name, in.pack(v), in.width, s.cycle))
 	}
@@ -238,7 +203,7 @@ func (r *Reg[T]) resetValue() {
 }
 
 // about is what the register needs only for checks, tracing and reset.
-func (r *Reg[T]) about() *regInfo[T] { return r.bank.owner.sim.regInfo[r.info].(*regInfo[T]) }
+func (r *Reg[T]) about() *regInfo[T] { return r.owner.sim.regInfo[r.info].(*regInfo[T]) }
 
 // Name is the register's hierarchical name.
 func (r *Reg[T]) Name() string { return r.about().name }

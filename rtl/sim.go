@@ -59,7 +59,7 @@ type Sim struct {
 	driveSet []uint64
 	soonest  uint64
 
-	stray   []*Base // blocks written outside Eval (see regBank.mark)
+	stray   []*Base // blocks written outside Eval (see Base.mark)
 	regs    []resettable
 	regInfo []any // per register, by number: its *regInfo
 	wires   []resettable
@@ -151,9 +151,7 @@ func (s *Sim) Reset() {
 		m.resetValue()
 	}
 	for _, b := range s.blocks {
-		for _, k := range b.banks {
-			k.(interface{ clearPending() }).clearPending()
-		}
+		b.dropRegs()
 		clear(b.pending)
 		b.pending = b.pending[:0]
 	}
@@ -257,7 +255,7 @@ func (s *Sim) commitAndSleep() {
 	for wi := range s.awakeSet {
 		for set := s.awakeSet[wi]; set != 0; set &= set - 1 {
 			b := s.order[wi<<6|bits.TrailingZeros64(set)]
-			if len(b.pending) != 0 {
+			if b.written() {
 				s.commits += b.commit()
 			}
 			if s.skipIdle {
@@ -266,7 +264,7 @@ func (s *Sim) commitAndSleep() {
 		}
 	}
 	for _, b := range s.stray {
-		if len(b.pending) != 0 {
+		if b.written() {
 			s.commits += b.commit()
 		}
 	}

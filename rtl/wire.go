@@ -19,6 +19,7 @@ type Wire[T comparable] struct {
 	v       T
 	checked bool // the Sim's checked mode, kept beside the value
 	sinks   []*Base
+	taps    []busTap // bits of buses that follow a one-bit wire (BitBus)
 	sim     *Sim
 	name    string
 	width   int
@@ -79,6 +80,10 @@ func (w *Wire[T]) set(v T) {
 	if w.v != v {
 		w.v = v
 		w.wakeSinks()
+		// Only a one-bit wire has taps: a change flips its bit.
+		for _, t := range w.taps {
+			*t.word ^= t.bit
+		}
 	}
 }
 

@@ -62,6 +62,8 @@ type Caches struct {
 	Resp  []*rtl.Decoupled[uint8]   // a load's warp, to the SMs
 	Unmap ptw.PTEPort[uint64]       // observed: page-table writes
 
+	reqValid *rtl.BitBus // the Req channels' Valid wires
+
 	cfg          CachesConfig
 	linesPerPage int
 
@@ -125,6 +127,7 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 		c.Req = append(c.Req, m.LineReq)
 		c.Resp = append(c.Resp, m.LineResp)
 	}
+	c.reqValid = rtl.ValidBus(s, path+".req_valid", c.Req)
 	s.Add(c, path)
 	b := &c.Base
 	for i := range sms {
@@ -321,9 +324,12 @@ func (c *Caches) Eval() {
 		l2Pos = issuedTo
 	}
 
-	// FIFOs: take the SMs' lines, pop the heads that went on.
+	// FIFOs: take the SMs' lines, pop the heads that went on. Only an SM
+	// offering a line or with a head or miss that moved has work here.
 	var fifoChanged uint64
-	for i, r := range c.in {
+	for set := c.reqValid.Get() | c.popIn | c.pushMiss | c.popMiss; set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
+		r := c.in[i]
 		push := c.Req[i].Fire()
 		popIn := c.popIn&(1<<i) != 0
 		pushMiss, popMiss := c.pushMiss&(1<<i) != 0, c.popMiss&(1<<i) != 0

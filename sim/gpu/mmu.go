@@ -20,6 +20,8 @@ type WalkArbiter struct {
 	In  []*rtl.Decoupled[ptw.Walk]
 	Out *rtl.Decoupled[ptw.Walk]
 
+	inValid *rtl.BitBus // the In channels' Valid wires
+
 	held      []*rtl.Reg[ptw.Walk]
 	heldValid *rtl.Reg[uint64] // bit i: held[i] is full
 	// heldValid before its last change: Drive updates only the Ready wires
@@ -54,6 +56,7 @@ func NewWalkArbiter(s *rtl.Sim, path string, ins []*rtl.Decoupled[ptw.Walk], out
 		a.held = append(a.held, rtl.NewRegOf(b, fmt.Sprintf("held%d", i), ptw.WalkBits, ptw.Walk{}))
 		a.In[i].Consumer(b)
 	}
+	a.inValid = rtl.ValidBus(s, path+".in_valid", ins)
 	a.heldValid = rtl.NewReg[uint64](b, "held_valid", len(ins), 0)
 	a.shown = rtl.NewReg(b, "shown", len(ins), ^uint64(0)>>(64-len(ins)))
 	a.next = rtl.NewReg[uint16](b, "next", 7, 0)
@@ -98,8 +101,9 @@ func (a *WalkArbiter) Eval() {
 			a.outValid.Set(outValid)
 		}
 	}
-	for i, in := range a.In {
-		if in.Fire() {
+	for set := a.inValid.Get(); set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
+		if in := a.In[i]; in.Fire() {
 			a.held[i].Set(in.Bits.Get())
 			hv |= 1 << i
 		}

@@ -213,6 +213,9 @@ type Driver struct {
 
 	cfg     Config
 	regions int
+	// The Valid wires of Responses and Launches as buses, so that a cycle
+	// visits only the SMs whose port offers something.
+	respValid, launchValid *rtl.BitBus
 	// managed: per page, in a managed allocation. Wiring from the layout,
 	// not state: the table's registers are reset at every run's start
 	// (rtl Sim.Reset), so a mark kept there would not survive it.
@@ -407,6 +410,12 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Drive
 	d.stepPage = rtl.NewReg[uint64](b, "step_page", 32, 0)
 	d.inSteps = rtl.NewFlag(b, "in_steps", false)
 	d.dirtyEdits = make([]dirtyEdit, 0, len(p.Responses)+2)
+	respValid := make([]*rtl.Wire[bool], len(p.Responses))
+	for i, r := range p.Responses {
+		respValid[i] = r.Valid
+	}
+	d.respValid = rtl.NewBitBus(s, path+".response_valid", respValid)
+	d.launchValid = rtl.ValidBus(s, path+".launch_valid", p.Launches)
 	d.latency = cfg.LatencyCycles
 	if cfg.ReferenceTiming {
 		var err error
@@ -597,8 +606,8 @@ func (d *Driver) Eval() {
 // evalLaunches tells the menu's smart runtime that a kernel ended when a
 // launch carries a new kernel index.
 func (d *Driver) evalLaunches() {
-	for _, l := range d.Launches {
-		if l.Fire() && l.Bits.Get().Kernel != d.kernel.Q() {
+	for set := d.launchValid.Get(); set != 0; set &= set - 1 {
+		if l := d.Launches[bits.TrailingZeros64(set)]; l.Fire() && l.Bits.Get().Kernel != d.kernel.Q() {
 			d.menu.KernelEnded()
 			d.kernel.Set(l.Bits.Get().Kernel)
 		}
@@ -615,10 +624,8 @@ func (d *Driver) evalLaunches() {
 func (d *Driver) evalCounters() {
 	c := &d.c
 	raise := !d.Remote.Fire() && c.waiting < uint32(d.cfg.FaultBuffer)
-	for _, r := range d.Responses {
-		if !r.Valid.Get() {
-			continue
-		}
+	for set := d.respValid.Get(); set != 0; set &= set - 1 {
+		r := d.Responses[bits.TrailingZeros64(set)]
 		c.busy = true
 		res := r.Bits.Get()
 		if !r.Ready.Get() || res.Status != tlb.Hit {
