@@ -325,3 +325,40 @@ func (g *graph) destOf(c *edgeCursor, j uint32) uint32 {
 		}
 	}
 }
+
+// expandLevel gives level k+1 to every unreached neighbour of a level-k
+// node (narrowBFSLevels) in one pass over the draws: every draw is an edge
+// in both directions, so a node's neighbours are the far ends of the draws
+// it takes part in, and the pass needs no reverse edges. Only the draws of
+// nodes at level k or unreached can change a level, so the others are not
+// drawn again. found reports a node reached; ok is false when level k+1
+// would be narrowUnreached.
+func (gg *generatedGraph) expandLevel(level []uint8, k uint8) (found, ok bool) {
+	p := uint64(0)
+	for s, d := range gg.draws {
+		ls := level[s]
+		if ls != k && ls != narrowUnreached {
+			p += uint64(d)
+			continue
+		}
+		for range d {
+			t := gg.dest(p)
+			p++
+			var reached *uint8
+			switch lt := level[t]; {
+			case ls == k && lt == narrowUnreached:
+				reached = &level[t]
+			case lt == k && ls == narrowUnreached:
+				reached = &level[s]
+				ls = k + 1
+			default:
+				continue
+			}
+			if k+1 == narrowUnreached {
+				return false, false
+			}
+			*reached, found = k+1, true
+		}
+	}
+	return found, true
+}
