@@ -33,7 +33,7 @@ const (
 	speedReportEnv = "UVMMU_SPEED_REPORT"
 
 	defaultSpeedRuns  = 5
-	defaultSpeedScale = 0.25
+	defaultSpeedScale = 0.5
 )
 
 // speedCase is one top of the speed comparison: its default RTL, and a
