@@ -62,7 +62,7 @@ cosim-long: tools
 ## Medians of SPEED_RUNS runs, written with the machine and its load to
 ## docs/performance.md.
 SPEED_CYCLES ?= 1000000
-SPEED_RUNS   ?= 5
+SPEED_RUNS   ?= 3
 SPEED_SCALE  ?= 0.5
 speed: tools
 	UVMMU_REQUIRE_SIM=1 UVMMU_SPEED_CYCLES=$(SPEED_CYCLES) UVMMU_SPEED_RUNS=$(SPEED_RUNS) \

@@ -32,7 +32,7 @@ const (
 	speedScaleEnv  = "UVMMU_SPEED_SCALE"
 	speedReportEnv = "UVMMU_SPEED_REPORT"
 
-	defaultSpeedRuns  = 5
+	defaultSpeedRuns  = 3
 	defaultSpeedScale = 0.5
 )
 
