@@ -21,22 +21,25 @@ import (
 
 // systemSpeedOversub and systemSpeedPolicies are the full-system runs of
 // TestSpeed: the oversubscription of the papers' headline comparison, under
-// the baseline driver and the UVMMU.
+// the baseline driver, the UVMMU and the ideal bound.
 const systemSpeedOversub = 150
 
-var systemSpeedPolicies = []string{"um", "uvmmu"}
+var systemSpeedPolicies = []string{"um", "uvmmu", "ideal"}
 
 // systemSpeedRow is one workload and policy of the full-system table:
 // medians over the runs.
 type systemSpeedRow struct {
 	workload, policy     string
+	footprint            uint64 // bytes of the workload's allocations
 	warpInstr, evaluated uint64
 	instrRate, cycleRate float64
-	wallSeconds          float64
+	setupSeconds         float64 // building the workload and the system
+	wallSeconds          float64 // the simulation loop (Result.WallSeconds)
 }
 
 // measureSystemSpeed runs every built-in workload under each policy of
-// systemSpeedPolicies in the fast kernel, as uvmsim run does.
+// systemSpeedPolicies in the fast kernel, as uvmsim run does, timing the
+// set-up (policy.New and system.New) apart from the simulation loop.
 func measureSystemSpeed(t *testing.T, scale float64, runs int) []systemSpeedRow {
 	var rows []systemSpeedRow
 	for _, wl := range workload.Names() {
@@ -46,30 +49,70 @@ func measureSystemSpeed(t *testing.T, scale float64, runs int) []systemSpeedRow 
 			cfg.Run.OversubPct, cfg.Run.Scale = systemSpeedOversub, scale
 			require.NoError(t, cfg.Validate())
 			row := systemSpeedRow{workload: wl, policy: pol}
-			var instr, cyc, wall []float64
+			var instr, cyc, setup, wall []float64
 			for range runs {
+				start := time.Now()
 				p, err := policy.New(pol, &cfg)
 				require.NoError(t, err)
 				s, err := system.New(&cfg, p)
 				require.NoError(t, err)
+				setup = append(setup, time.Since(start).Seconds())
 				r, err := s.Run(p, system.Options{})
 				require.NoError(t, err)
-				row.warpInstr, row.evaluated = r.WarpInstructions, r.EvaluatedCycles
+				row.footprint, row.warpInstr, row.evaluated = r.FootprintBytes, r.WarpInstructions, r.EvaluatedCycles
 				instr = append(instr, float64(r.WarpInstructions)/r.WallSeconds)
 				cyc = append(cyc, float64(r.EvaluatedCycles)/r.WallSeconds)
 				wall = append(wall, r.WallSeconds)
 			}
-			row.instrRate, row.cycleRate, row.wallSeconds = median(instr), median(cyc), median(wall)
+			row.instrRate, row.cycleRate = median(instr), median(cyc)
+			row.setupSeconds, row.wallSeconds = median(setup), median(wall)
 			rows = append(rows, row)
 		}
 	}
 	return rows
 }
 
+// systemSpeedSummary is one policy's line under the full-system table:
+// medians over the workloads of their median rates, and the total of the
+// median loop times.
+type systemSpeedSummary struct {
+	policy               string
+	instrRate, cycleRate float64
+	wallSeconds          float64
+}
+
+func summarizeSystemSpeed(rows []systemSpeedRow) []systemSpeedSummary {
+	var out []systemSpeedSummary
+	for _, pol := range systemSpeedPolicies {
+		sum := systemSpeedSummary{policy: pol}
+		var instr, cyc []float64
+		for _, r := range rows {
+			if r.policy == pol {
+				instr, cyc = append(instr, r.instrRate), append(cyc, r.cycleRate)
+				sum.wallSeconds += r.wallSeconds
+			}
+		}
+		if len(instr) > 0 {
+			sum.instrRate, sum.cycleRate = median(instr), median(cyc)
+			out = append(out, sum)
+		}
+	}
+	return out
+}
+
+// loadAverage is the 1, 5 and 15 minute load averages of /proc/loadavg.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
+}
+
 // describeMachine names the machine a measurement ran on: processor,
 // cores, memory, Go, Verilator, and the load when it started.
 func describeMachine() string {
-	cpu, mem, load := "unknown processor", "unknown memory", "unknown"
+	cpu, mem, load := "unknown processor", "unknown memory", loadAverage()
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
@@ -88,9 +131,6 @@ func describeMachine() string {
 			}
 		}
 	}
-	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
-		load = strings.Join(strings.Fields(string(data))[:3], " ")
-	}
 	return fmt.Sprintf("%s, %d hardware threads, %s; %s %s/%s; %s; load average at start %s; %s",
 		cpu, runtime.NumCPU(), mem, runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		verilatorVersion(), load, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
@@ -106,29 +146,43 @@ func verilatorVersion() string {
 	return line
 }
 
-// speedReport is docs/performance.md: both tables and the machine.
-func speedReport(machine string, rows []speedRow, sys []systemSpeedRow, cycles uint64, runs int, scale float64) string {
+// speedReport is docs/performance.md: both tables, the machine and the
+// load at the start and at the end, and how long the measurement took.
+func speedReport(machine, endLoad string, elapsed time.Duration, rows []speedRow, sys []systemSpeedRow, cycles uint64, runs int, scale float64) string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Performance\n\n")
 	fmt.Fprintf(&b, "Written by `make speed` (`TestSpeed` in `tb/speed_test.go`); regenerate it\n")
-	fmt.Fprintf(&b, "with that command. Every figure is the median of %d runs.\n\n", runs)
-	fmt.Fprintf(&b, "Machine: %s.\n\n", machine)
+	fmt.Fprintf(&b, "with that command (`SPEED_CYCLES=%d SPEED_RUNS=%d SPEED_SCALE=%g` here). Every\n", cycles, runs, scale)
+	fmt.Fprintf(&b, "figure is the median of %d runs, one at a time; the measurement took %.0f s.\n\n", runs, elapsed.Seconds())
+	fmt.Fprintf(&b, "Machine: %s; load average at the end %s. A load above 0 means\n", machine, endLoad)
+	fmt.Fprintf(&b, "other processes shared the cores, and every rate below is lower than on an\n")
+	fmt.Fprintf(&b, "idle machine.\n\n")
 	fmt.Fprintf(&b, "## Go models against Verilator -O3\n\n")
 	fmt.Fprintf(&b, "The same %d-cycle stimulus through the Go model in the fast kernel (as a\n", cycles)
 	fmt.Fprintf(&b, "simulation runs it), in the checked kernel the tests use, and through a\n")
 	fmt.Fprintf(&b, "Verilator -O3 build of the emitted RTL; output checksums compared.\n\n")
-	fmt.Fprintln(&b, "| top | Go fast cycles/s | Go checked cycles/s | Verilator cycles/s | Go fast / Verilator | checksums equal |")
-	fmt.Fprintln(&b, "|---|---:|---:|---:|---:|---|")
+	fmt.Fprintln(&b, "| top | Go fast cycles/s | Go checked cycles/s | Verilator cycles/s | Go fast / Verilator | Go fast / checked | checksums equal |")
+	fmt.Fprintln(&b, "|---|---:|---:|---:|---:|---:|---|")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f | %.2f | %t |\n", r.top, r.goRate, r.checkedRate, r.verilatorRate, r.goRate/r.verilatorRate, r.sumsEqual)
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f | %.2f | %.2f | %t |\n", r.top, r.goRate, r.checkedRate, r.verilatorRate, r.goRate/r.verilatorRate, r.goRate/r.checkedRate, r.sumsEqual)
 	}
 	fmt.Fprintf(&b, "\n## Full system\n\n")
 	fmt.Fprintf(&b, "Every built-in workload at scale %g, %d%% oversubscription, default\n", scale, systemSpeedOversub)
-	fmt.Fprintf(&b, "configuration otherwise (one thread), wall time of the simulation loop.\n\n")
-	fmt.Fprintln(&b, "| workload | policy | warp instructions | evaluated cycles | wall s | warp instructions/s | evaluated cycles/s |")
-	fmt.Fprintln(&b, "|---|---|---:|---:|---:|---:|---:|")
+	fmt.Fprintf(&b, "configuration otherwise (one thread, fast kernel). Set-up is building the\n")
+	fmt.Fprintf(&b, "workload and the system; the rates are of the simulation loop alone\n")
+	fmt.Fprintf(&b, "(`Result.WallSeconds`).\n\n")
+	fmt.Fprintln(&b, "| workload | policy | footprint MB | warp instructions | evaluated cycles | set-up s | loop s | warp instructions/s | evaluated cycles/s |")
+	fmt.Fprintln(&b, "|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range sys {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.2f | %.3g | %.3g |\n", r.workload, r.policy, r.warpInstr, r.evaluated, r.wallSeconds, r.instrRate, r.cycleRate)
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %d | %d | %.2f | %.2f | %.3g | %.3g |\n", r.workload, r.policy, float64(r.footprint)/(1<<20),
+			r.warpInstr, r.evaluated, r.setupSeconds, r.wallSeconds, r.instrRate, r.cycleRate)
+	}
+	fmt.Fprintf(&b, "\nPer policy, the median over the workloads of their warp instructions/s and\n")
+	fmt.Fprintf(&b, "evaluated cycles/s, and the sum of their loop times:\n\n")
+	fmt.Fprintln(&b, "| policy | warp instructions/s | evaluated cycles/s | loop s, all workloads |")
+	fmt.Fprintln(&b, "|---|---:|---:|---:|")
+	for _, s := range summarizeSystemSpeed(sys) {
+		fmt.Fprintf(&b, "| %s | %.3g | %.3g | %.2f |\n", s.policy, s.instrRate, s.cycleRate, s.wallSeconds)
 	}
 	return b.String()
 }

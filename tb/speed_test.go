@@ -32,8 +32,8 @@ const (
 	speedScaleEnv  = "UVMMU_SPEED_SCALE"
 	speedReportEnv = "UVMMU_SPEED_REPORT"
 
-	defaultSpeedRuns  = 5
-	defaultSpeedScale = 0.25
+	defaultSpeedRuns  = 3
+	defaultSpeedScale = 0.5
 )
 
 // speedCase is one top of the speed comparison: its default RTL, and a
@@ -102,8 +102,9 @@ type speedRow struct {
 // figure is the median of UVMMU_SPEED_RUNS runs.
 //
 // It then times the full system (TestSpeed's second table): every built-in
-// workload at 150% oversubscription under um and uvmmu at the scale
-// UVMMU_SPEED_SCALE, warp instructions and evaluated cycles per second.
+// workload at 150% oversubscription under um, uvmmu and ideal at the scale
+// UVMMU_SPEED_SCALE, set-up apart from the simulation loop, warp
+// instructions and evaluated cycles per second of the loop.
 // With UVMMU_SPEED_REPORT set, both tables and the machine they ran on are
 // written there as Markdown.
 func TestSpeed(t *testing.T) {
@@ -128,6 +129,7 @@ func TestSpeed(t *testing.T) {
 		}
 	}
 	cosim.VerilatorSpeed.Require(t)
+	start := time.Now()
 	machine := describeMachine()
 	var rows []speedRow
 	for _, sc := range speedCases {
@@ -137,7 +139,7 @@ func TestSpeed(t *testing.T) {
 	}
 	var sys []systemSpeedRow
 	t.Run("system", func(t *testing.T) { sys = measureSystemSpeed(t, scale, runs) })
-	report := speedReport(machine, rows, sys, cycles, runs, scale)
+	report := speedReport(machine, loadAverage(), time.Since(start), rows, sys, cycles, runs, scale)
 	t.Logf("speed of the Go models, of Verilator -O3 builds of the RTL, and of the full system:\n%s", report)
 	if path := os.Getenv(speedReportEnv); path != "" {
 		require.NoError(t, os.WriteFile(path, []byte(report), 0o644))

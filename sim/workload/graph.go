@@ -267,6 +267,16 @@ func narrowBFSLevels(g *graph) ([]uint8, int, bool) {
 	}
 	level[0] = 0
 	for k := uint8(0); ; k++ {
+		if g.gen != nil {
+			found, ok := g.gen.expandLevel(level, k)
+			if !ok {
+				return nil, 0, false
+			}
+			if !found {
+				return level, int(k), true
+			}
+			continue
+		}
 		found := false
 		for u, l := range level {
 			if l != k {

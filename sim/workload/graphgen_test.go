@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -102,5 +104,54 @@ func TestGeneratedGraphMatchesReference(t *testing.T) {
 		level, depth := allLevels(g)
 		assert.Equal(t, wantDepth, depth, "%+v: depth", c)
 		assert.Empty(t, cmp.Diff(wantLevel, level), "%+v: level", c)
+	}
+}
+
+// TestChunkedGraphMatchesReference: a graph whose reverse edges are listed
+// a few blocks of 64 nodes at a time reads, node for node, the reference's
+// edge lists, in ascending node order (a chunk built once per pass), in a
+// random order (chunks built again and again) and from two goroutines at
+// once.
+func TestChunkedGraphMatchesReference(t *testing.T) {
+	for _, c := range []struct {
+		nodes, edges, chunk int
+		seed                uint64
+	}{{65, 300, 64, 5}, {1000, 6000, 64, 6}, {1000, 6000, 200, 7}, {3000, 18000, 1000, 8}} {
+		want := referenceRodiniaGraph(c.nodes, c.edges, c.seed)
+		g := generateChunkedGraph(c.nodes, c.edges, c.seed, c.chunk)
+		require.False(t, g.gen.single(), "%+v", c)
+		got := explicitGraph(g)
+		assert.Empty(t, cmp.Diff(want.start, got.start), "%+v: start", c)
+		assert.Empty(t, cmp.Diff(want.degree, got.degree), "%+v: degree", c)
+		assert.Empty(t, cmp.Diff(want.dest, got.dest), "%+v: dest", c)
+		wantLevel, wantDepth := allLevels(want)
+		level, depth := allLevels(g)
+		assert.Equal(t, wantDepth, depth, "%+v: depth", c)
+		assert.Empty(t, cmp.Diff(wantLevel, level), "%+v: level", c)
+
+		r := rand.New(rand.NewPCG(c.seed, 1))
+		done := make(chan []string, 2)
+		for range 2 {
+			order := r.Perm(c.nodes)
+			go func() {
+				var diffs []string
+				for _, i := range order {
+					cur := g.cursor(i)
+					if cur.start != want.start[i] || cur.degree != want.degree[i] {
+						diffs = append(diffs, fmt.Sprintf("node %d: start %d degree %d, want %d %d", i, cur.start, cur.degree, want.start[i], want.degree[i]))
+						continue
+					}
+					for j := uint32(0); j < cur.degree; j++ {
+						if d := g.destOf(&cur, j); d != want.dest[want.start[i]+j] {
+							diffs = append(diffs, fmt.Sprintf("node %d edge %d: %d, want %d", i, j, d, want.dest[want.start[i]+j]))
+						}
+					}
+				}
+				done <- diffs
+			}()
+		}
+		for range 2 {
+			assert.Empty(t, <-done, "%+v: random order", c)
+		}
 	}
 }

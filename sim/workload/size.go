@@ -17,18 +17,22 @@ type Size struct {
 // generatorHost is a generator's peak host memory for allocations of the
 // given bytes; the generators not named hold only a few scalars and draw
 // their addresses from the seed as the warps run.
-//   - bfs: the generated graph (generatedGraph: 1 B of draw count and 4 B
-//     of reverse-edge offset per node, 4 B per reverse edge, 1 B per 64
-//     nodes of block bases) and one byte of level per node, 6.25 B per
-//     node + 4 B per edge pair against 15 B per node + 8 B per edge pair
-//     of allocations: at most 0.48 B per byte at graphgen's 2 to 4 pairs
-//     per node; 0.55 leaves room for the collector (TestSizeBoundsHostMemory
-//     holds it above the measured heap).
+//   - bfs and ispass-bfs: the generated graph (generatedGraph: 1 B of
+//     draw count, 1 B of reverse-edge count and 1 B of level per node,
+//     16 B per 64 nodes of block bases, and the reverse edges of two
+//     chunks of a sixteenth of the nodes, or of 2^18 nodes in smaller
+//     graphs, 4 B each, with a 4 B fill cursor per node of one chunk),
+//     about 5 B per node against 15 B per node + 8 B per edge pair of
+//     allocations: 0.13 B per byte at graphgen's 3 pairs per node, 0.16
+//     at 2, plus the chunks of the smaller graphs. bfsHostPerByte and
+//     bfsHostChunks leave room for the collector and for the chunks'
+//     growth (TestSizeBoundsHostMemory holds them above the measured
+//     heap).
 //   - sssp: fixed at any scale (ssspHostBytes).
 func generatorHost(name string, bytes uint64) uint64 {
 	switch name {
-	case "bfs":
-		return uint64(bfsHostPerByte * float64(bytes))
+	case "bfs", "ispass-bfs":
+		return uint64(bfsHostPerByte*float64(bytes)) + bfsHostChunks
 	case "sssp":
 		return ssspHostBytes
 	}
@@ -36,7 +40,8 @@ func generatorHost(name string, bytes uint64) uint64 {
 }
 
 const (
-	bfsHostPerByte = 0.55
+	bfsHostPerByte = 0.2
+	bfsHostChunks  = 16 << 20
 	// graphFileHostPerByte: a graph read from a file is held whole (start
 	// and degree per node, a destination per edge, each grown by append)
 	// with int32 levels where it is deep, about 2 B per byte at graphgen's

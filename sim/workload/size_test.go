@@ -38,7 +38,7 @@ func TestSizeOfTrace(t *testing.T) {
 // build), at scales from a fraction to several times the shipped inputs.
 func TestSizeBoundsHostMemory(t *testing.T) {
 	for _, name := range []string{"bfs", "sssp"} {
-		for _, scale := range []float64{0.05, 1, 4} {
+		for _, scale := range []float64{0.05, 1, 4, 16} {
 			if testing.Short() && scale > 1 {
 				continue
 			}
