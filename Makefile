@@ -7,7 +7,7 @@ PKGS      := ./...
 SIM_PKGS  := iverilog verilator yosys
 SIM_TOOLS := iverilog vvp verilator yosys
 
-.PHONY: test lint tools bench verilog verilog-check cosim-long area speed
+.PHONY: test lint tools bench verilog verilog-check cosim-long area speed pgo
 
 ## test: formatting and vet checks, then every Go test (block testbenches,
 ## kernel tests, and the Verilog lint and co-simulation suites).
@@ -68,6 +68,23 @@ speed: tools
 	UVMMU_REQUIRE_SIM=1 UVMMU_SPEED_CYCLES=$(SPEED_CYCLES) UVMMU_SPEED_RUNS=$(SPEED_RUNS) \
 	UVMMU_SPEED_SCALE=$(SPEED_SCALE) UVMMU_SPEED_REPORT=$(CURDIR)/docs/performance.md \
 	$(GO) test -count=1 -v -timeout 0 -run '^TestSpeed$$' ./tb/
+
+## pgo: the profile the go command uses to optimize every build of uvmsim
+## (sim/cmd/uvmsim/default.pgo): CPU profiles of six system runs at 150%
+## oversubscription, taken from a build without it, merged. Results do not
+## depend on it; remake it when the simulator's hot paths change.
+PGO_RUNS := sssp:um:1 sssp:uvmmu:0.5 fdtd:um:0.5 srad:ideal:0.5 bfs:uvmmu:0.5 hotspot:um:0.5
+PGO_DIR  ?= out/pgo
+pgo:
+	mkdir -p $(PGO_DIR)
+	$(GO) build -pgo=off -o $(PGO_DIR)/uvmsim ./sim/cmd/uvmsim
+	for r in $(PGO_RUNS); do \
+	  set -- $$(echo $$r | tr : ' '); \
+	  $(PGO_DIR)/uvmsim run --workload $$1 --policy $$2 --scale $$3 --oversub 150 \
+	    --cpuprofile $(PGO_DIR)/$$1-$$2.pprof > /dev/null || exit 1; \
+	done
+	$(GO) tool pprof -proto $(PGO_DIR)/*.pprof > $(PGO_DIR)/merged.pgo
+	mv $(PGO_DIR)/merged.pgo sim/cmd/uvmsim/default.pgo
 
 ## area: Yosys area and logic-depth report per block, plus per-operation
 ## latencies from the Go models. AREA_FLAGS="--liberty FILE --json out.json".

@@ -61,8 +61,8 @@ func TestMemoryLimit(t *testing.T) {
 	assert.Contains(t, err.Error(), "workload bfs at run.scale = 10000 needs an estimated")
 	assert.Contains(t, err.Error(), "more than run.max_memory_gb = 16.0")
 	assert.Greater(t, me.MaxScale, 100.0)
-	// 16 GB would hold bfs at about scale 2,960, but its C int edge ids
-	// stop at 1,369: the scale named is one the workload accepts.
+	// 16 GB would hold bfs at a larger scale than its C int edge ids
+	// allow (1,369): the scale named is one the workload accepts.
 	assert.Equal(t, workload.LargestScale("bfs"), me.MaxScale)
 	assert.Contains(t, err.Error(), "; run.scale = 1369 fits")
 	cfg.Run.Scale = me.MaxScale

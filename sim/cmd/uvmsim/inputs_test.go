@@ -153,6 +153,8 @@ func TestInputCases(t *testing.T) {
 		{"pattern matching nothing", []string{"run", "--trace-file", trace, "--vcd", filepath.Join(dir, "none.vcd"), "--vcd-signals", "da.afm.*"}, exitUsage, `trace patterns ["da.afm.*"] match no register or wire (uvmsim signals lists the names)`},
 		{"--json empty", []string{"run", "--trace-file", trace, "--json", ""}, exitUsage, "--json needs a file name"},
 		{"--json unwritable directory", []string{"run", "--trace-file", trace, "--json", "/nonexistent/r.json"}, exitUsage, "--json: open /nonexistent/r.json"},
+		{"--cpuprofile empty", []string{"run", "--trace-file", trace, "--cpuprofile", ""}, exitUsage, "--cpuprofile needs a file name"},
+		{"--cpuprofile unwritable directory", []string{"run", "--trace-file", trace, "--cpuprofile", "/nonexistent/cpu.pprof"}, exitUsage, "--cpuprofile: open /nonexistent/cpu.pprof"},
 		{"report --policy nosuch", []string{"report", "--policy", "nosuch", results}, exitUsage, `--policy "nosuch": no result has this policy; the results hold: um, uvmmu`},
 		{"--seed negative", []string{"run", "--seed=-1"}, exitUsage, "run.seed = -1 out of range; allowed: 0..9223372036854775807"},
 		{"--set run.seed negative", []string{"run", "--set", "run.seed=-1"}, exitUsage, "run.seed = -1 out of range; allowed: 0..9223372036854775807"},
@@ -188,6 +190,24 @@ func TestInputCases(t *testing.T) {
 	assert.Contains(t, stderr, `got "\x1b[31m\xff\xfe\u202e\x00\a"`)
 	for _, r := range stderr {
 		assert.True(t, r == '\n' || (r >= ' ' && r <= '~'), "raw byte %q in %q", r, stderr)
+	}
+}
+
+// --cpuprofile writes a profile, for one GPU and for several: a
+// gzip-compressed protocol buffer, as runtime/pprof writes it.
+func TestCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"run", "--workload", "ra", "--scale", "0.01"},
+		{"run", "--gpus", "2", "--policy", "ot", "--workload", "grit-st", "--scale", "0.01"},
+	} {
+		name := filepath.Join(dir, args[2]+".pprof")
+		code, _, stderr := run(append(args, "--cpuprofile", name)...)
+		require.Equal(t, exitOK, code, stderr)
+		data, err := os.ReadFile(name)
+		require.NoError(t, err)
+		require.Greater(t, len(data), 2, "%v", args)
+		assert.Equal(t, []byte{0x1f, 0x8b}, data[:2], "%v: gzip magic", args)
 	}
 }
 

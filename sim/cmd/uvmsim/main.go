@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"unicode"
@@ -274,6 +275,7 @@ func build(cfg *config.Config) (system.Policy, *system.System, error) {
 type runFlags struct {
 	configFlags
 	jsonFile, vcdFile string
+	cpuProfile        string
 	signals, oldTrace []string
 }
 
@@ -286,6 +288,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.vcdFile, "vcd", "", "write a VCD waveform of the signals selected by --vcd-signals")
 	fs.StringArrayVar(&f.signals, "vcd-signals", nil, "hierarchical name pattern to dump into the VCD, e.g. 'uvmmu.da.afm.*' (repeatable; uvmsim signals lists the names)")
 	fs.BoolVar(&f.check, "check", false, "check the SPEC 6.5 invariants and modeling rules during the run (slower)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run, set-up included, to this file (go tool pprof; make pgo merges such profiles into the build's default.pgo)")
 	// --trace was the VCD signal filter; it is refused with the new names.
 	fs.StringArrayVar(&f.oldTrace, "trace", nil, "")
 	_ = fs.MarkHidden("trace")
@@ -304,6 +307,16 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	cfg, err := f.build(fs)
 	if err != nil {
 		return err
+	}
+	if fs.Changed("cpuprofile") {
+		if f.cpuProfile == "" {
+			return usage("--cpuprofile needs a file name")
+		}
+		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if cfg.MultiGPU.GPUs > 1 {
 		return runMultiGPU(&cfg, &f, fs, stdout)
@@ -385,6 +398,23 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	outputs, ok = nil, true
 	return nil
+}
+
+// startCPUProfile profiles the process into the file name until stop is
+// called; an unwritable profile is a usage error, found before the run.
+func startCPUProfile(name string) (stop func(), err error) {
+	out, err := os.Create(name)
+	if err != nil {
+		return nil, usage("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, ioError{fmt.Errorf("--cpuprofile: %w", err)}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		out.Close()
+	}, nil
 }
 
 // writeChecked turns a failed VCD write into an I/O error; runCmd closes
