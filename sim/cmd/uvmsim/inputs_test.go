@@ -88,10 +88,12 @@ func TestSweepTraceWorkload(t *testing.T) {
 // small at any scale, is refused as fast for its GPU memory.
 func TestRunOverMemoryLimit(t *testing.T) {
 	start := time.Now()
-	code, _, stderr := run("run", "--workload", "bfs", "--scale", "10000")
+	// bfs at scale 1000 is a 9.7 GB footprint; at 1000% its managed GPU
+	// memory fits, and its host estimate (2.2 GB) exceeds a 1 GB limit.
+	code, _, stderr := run("run", "--workload", "bfs", "--scale", "1000", "--oversub", "1000", "--set", "run.max_memory_gb=1")
 	assert.Less(t, time.Since(start), 30*time.Second) // generous: the answer takes well under a second
 	assert.Equal(t, exitUsage, code)
-	assert.Regexp(t, `workload bfs at run.scale = 10000 needs an estimated [0-9.]+ GB of host memory, more than`, stderr)
+	assert.Regexp(t, `workload bfs at run.scale = 1000 needs an estimated [0-9.]+ GB of host memory, more than run.max_memory_gb = 1.0; run.scale = [0-9]+ fits`, stderr)
 	start = time.Now()
 	code, _, stderr = run("run", "--workload", "sssp", "--scale", "10000")
 	assert.Less(t, time.Since(start), 30*time.Second)
