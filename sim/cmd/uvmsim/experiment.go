@@ -73,14 +73,8 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	} else if doc != "" {
 		return usage("--doc: experiment %s writes no Markdown section", name)
 	}
-	if doc != "" {
-		page, err := os.ReadFile(doc)
-		if err != nil {
-			return usage("--doc: %v", err)
-		}
-		if _, err := experiment.DocSection(page, name); err != nil {
-			return usage("--doc: %s: %v", doc, err)
-		}
+	if err := checkDocFlag(doc, name); err != nil {
+		return err
 	}
 	base, err := b.base(fs)
 	if err != nil {
@@ -148,5 +142,21 @@ func replaceDoc(doc, name, generated string, stdout io.Writer) error {
 		return ioError{err}
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", doc)
+	return nil
+}
+
+// checkDocFlag checks, before the first run, that --doc names a readable
+// page holding experiment name's generated-section markers; "" passes.
+func checkDocFlag(doc, name string) error {
+	if doc == "" {
+		return nil
+	}
+	page, err := os.ReadFile(doc)
+	if err != nil {
+		return usage("--doc: %v", err)
+	}
+	if _, err := experiment.DocSection(page, name); err != nil {
+		return usage("--doc: %s: %v", doc, err)
+	}
 	return nil
 }

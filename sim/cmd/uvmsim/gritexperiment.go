@@ -2,12 +2,12 @@ package main
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/uvmmu/uvmmu/sim/config"
 	"github.com/uvmmu/uvmmu/sim/experiment"
 	"github.com/uvmmu/uvmmu/sim/multigpu"
 	"github.com/uvmmu/uvmmu/sim/workload/characterize"
@@ -56,23 +56,18 @@ func gritExperimentCmd(name string, args []string, stdout, stderr io.Writer) err
 			return usage("--latencies: give at least one fault-handling latency in us")
 		}
 		for _, l := range latencies {
-			if !(l >= 0 && l <= 100000) {
-				return usage("--latencies: %g us out of range; allowed: 0..100000 (multigpu.fault_latency_us)", l)
+			// Each latency is a value of multigpu.fault_latency_us, held
+			// to that key's range.
+			cfg := config.Default()
+			cfg.MultiGPU.FaultLatencyUs = l
+			if err := cfg.Validate(); err != nil {
+				return usage("--latencies: %v", err)
 			}
 		}
 		if err := (characterize.Placement{GPUs: 1, SMs: p.SMs, WarpsPerSM: p.WarpsPerSM}).Validate(); err != nil {
 			return usage("--sms or --warps-per-sm: %v", err)
 		}
-		if doc != "" {
-			page, err := os.ReadFile(doc)
-			if err != nil {
-				return usage("--doc: %v", err)
-			}
-			if _, err := experiment.DocSection(page, name); err != nil {
-				return usage("--doc: %s: %v", doc, err)
-			}
-		}
-		return nil
+		return checkDocFlag(doc, name)
 	})
 	if err != nil {
 		return err
