@@ -96,15 +96,22 @@ func TestGeneratedGraphMatchesReference(t *testing.T) {
 		g := generateRodiniaGraph(c.nodes, c.edges, c.seed)
 		require.Equal(t, want.nodes(), g.nodes(), "%+v", c)
 		require.Equal(t, want.edges(), g.edges(), "%+v", c)
-		got := explicitGraph(g)
-		assert.Empty(t, cmp.Diff(want.start, got.start), "%+v: start", c)
-		assert.Empty(t, cmp.Diff(want.degree, got.degree), "%+v: degree", c)
-		assert.Empty(t, cmp.Diff(want.dest, got.dest), "%+v: dest", c)
-		wantLevel, wantDepth := allLevels(want)
-		level, depth := allLevels(g)
-		assert.Equal(t, wantDepth, depth, "%+v: depth", c)
-		assert.Empty(t, cmp.Diff(wantLevel, level), "%+v: level", c)
+		assertSameGraph(t, want, g, fmt.Sprintf("%+v", c))
 	}
+}
+
+// assertSameGraph checks that g lists the reference's edges node for node
+// and gives its BFS levels and depth; name labels the case.
+func assertSameGraph(t *testing.T, want, g *graph, name string) {
+	t.Helper()
+	got := explicitGraph(g)
+	assert.Empty(t, cmp.Diff(want.start, got.start), "%s: start", name)
+	assert.Empty(t, cmp.Diff(want.degree, got.degree), "%s: degree", name)
+	assert.Empty(t, cmp.Diff(want.dest, got.dest), "%s: dest", name)
+	wantLevel, wantDepth := allLevels(want)
+	level, depth := allLevels(g)
+	assert.Equal(t, wantDepth, depth, "%s: depth", name)
+	assert.Empty(t, cmp.Diff(wantLevel, level), "%s: level", name)
 }
 
 // TestChunkedGraphMatchesReference: a graph whose reverse edges are listed
@@ -120,14 +127,7 @@ func TestChunkedGraphMatchesReference(t *testing.T) {
 		want := referenceRodiniaGraph(c.nodes, c.edges, c.seed)
 		g := generateChunkedGraph(c.nodes, c.edges, c.seed, c.chunk)
 		require.False(t, g.gen.single(), "%+v", c)
-		got := explicitGraph(g)
-		assert.Empty(t, cmp.Diff(want.start, got.start), "%+v: start", c)
-		assert.Empty(t, cmp.Diff(want.degree, got.degree), "%+v: degree", c)
-		assert.Empty(t, cmp.Diff(want.dest, got.dest), "%+v: dest", c)
-		wantLevel, wantDepth := allLevels(want)
-		level, depth := allLevels(g)
-		assert.Equal(t, wantDepth, depth, "%+v: depth", c)
-		assert.Empty(t, cmp.Diff(wantLevel, level), "%+v: level", c)
+		assertSameGraph(t, want, g, fmt.Sprintf("%+v", c))
 
 		r := rand.New(rand.NewPCG(c.seed, 1))
 		done := make(chan []string, 2)
