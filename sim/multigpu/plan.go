@@ -68,7 +68,9 @@ func notPresent(s pte.Scheme) pte.PTE { return pte.PTE(1 << 1).WithScheme(s) }
 
 // remoteFrame is the frame field of a remote mapping: the owner GPU above
 // its frame number, where the SMs read it (gpu.RemoteOwnerShift).
-func remoteFrame(owner int, frame int32) uint64 { return uint64(owner)<<gpu.RemoteOwnerShift | uint64(frame) }
+func remoteFrame(owner int, frame int32) uint64 {
+	return uint64(owner)<<gpu.RemoteOwnerShift | uint64(frame)
+}
 
 // planner builds plans on the centralized table.
 type planner struct {
