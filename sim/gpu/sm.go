@@ -689,9 +689,13 @@ func (m *SM) Stats() Stats {
 // Describe summarizes what the SM's warps wait on, for the watchdog's
 // report (read between cycles).
 func (m *SM) Describe() string {
+	remote := ""
+	if m.cfg.RemoteLines {
+		remote = fmt.Sprintf("; %d warps wait for remote lines, %d remote requests queued", bits.OnesCount64(m.remoteBusy.Q()), m.rq.Len())
+	}
 	return fmt.Sprintf("%d warps resident: %d eligible, %d computing, %d loading; %d lookups queued, %d in flight, %d parked (TLB frozen %v), walk request pending %v",
 		m.cfg.Warps-bits.OnesCount64(m.free.Q()), bits.OnesCount64(m.eligible.Q()), bits.OnesCount64(m.computing.Q()), bits.OnesCount64(m.loading.Q()),
-		m.tqFill.Q(), m.inflight.Q(), m.parked.Len(), m.Frozen.Get(), m.missValid.Q())
+		m.tqFill.Q(), m.inflight.Q(), m.parked.Len(), m.Frozen.Get(), m.missValid.Q()) + remote
 }
 
 // driveLine presents the head slot's next line.

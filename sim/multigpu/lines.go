@@ -383,6 +383,21 @@ func (u *RemoteLines) hand(adds int) {
 	}
 }
 
+// Busy describes the unit's unfinished work for the watchdog: the reads
+// outstanding at each peer and the answers it owes.
+func (u *RemoteLines) Busy() []string {
+	var lines []string
+	for o := range u.Out {
+		if o == u.gpu {
+			continue
+		}
+		if r, a := u.pendingR[o].Q(), u.answers[o].Len(); r != 0 || a != 0 {
+			lines = append(lines, fmt.Sprintf("%s: %d reads outstanding at gpu%d, %d of its reads to answer", u.Path(), r, o, a))
+		}
+	}
+	return lines
+}
+
 // ReceivedBytes is the bytes of line packets the GPU has received over
 // NVLink: read requests to it, lines written to it, and lines it read.
 func (u *RemoteLines) ReceivedBytes() uint64 { return u.received.Q() }

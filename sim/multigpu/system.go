@@ -435,6 +435,9 @@ func (s *System) watchdogError(since uint64) error {
 		}
 	}
 	lines = append(lines, s.Driver.Busy()...)
+	for _, gp := range s.GPUs {
+		lines = append(lines, gp.Lines.Busy()...)
+	}
 	if len(lines) == 0 {
 		lines = append(lines, fmt.Sprintf("%s: phase not done, no unit holds work", s.Dispatcher.Path()))
 	}
