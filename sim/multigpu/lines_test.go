@@ -44,6 +44,7 @@ type lineSM struct {
 	offers []lineOffer
 	idx    *rtl.Reg[uint32]
 	got    []lineArrival
+	loop   bool // offer the requests again and again, logging nothing
 }
 
 func (m *lineSM) Drive() {
@@ -57,11 +58,13 @@ func (m *lineSM) Drive() {
 }
 
 func (m *lineSM) Eval() {
-	if m.resp.Fire() {
+	if m.resp.Fire() && !m.loop {
 		m.got = append(m.got, lineArrival{m.Now(), m.resp.Bits.Get()})
 	}
 	i := int(m.idx.Q())
 	switch {
+	case m.req.Fire() && m.loop:
+		m.idx.Set(uint32((i + 1) % len(m.offers)))
 	case m.req.Fire():
 		m.idx.Set(uint32(i + 1))
 	case i < len(m.offers) && m.offers[i].At > m.Now():
@@ -116,9 +119,9 @@ type lineBench struct {
 // newLineBench builds the bench; offers[g][i] are SM i of GPU g's
 // requests, copies maps a direction {src, dst} to its copies' offer
 // cycles.
-func newLineBench(t *testing.T, skip bool, offers [][][]lineOffer, copies map[[2]int][]uint64) *lineBench {
+func newLineBench(t testing.TB, opts rtl.Options, offers [][][]lineOffer, copies map[[2]int][]uint64) *lineBench {
 	n := len(offers)
-	s := rtl.New(rtl.Options{Checked: true, SkipIdle: skip})
+	s := rtl.New(opts)
 	b := &lineBench{sim: s, copies: make([]*copyPort, 2*n+n*n)}
 	ports := make([]LinePorts, n)
 	for g := range n {
@@ -170,6 +173,9 @@ func newLineBench(t *testing.T, skip bool, offers [][][]lineOffer, copies map[[2
 	return b
 }
 
+// checked is the tests' simulator: checked mode, idle skipping on or off.
+func checked(skip bool) rtl.Options { return rtl.Options{Checked: true, SkipIdle: skip} }
+
 // run steps the bench to cycle end.
 func (b *lineBench) run(t *testing.T, end uint64) {
 	require.NoError(t, b.sim.Run(end-b.sim.Cycle()))
@@ -181,7 +187,7 @@ func read(warp, owner, lines uint8) gpu.RemoteReq {
 
 func TestRemoteLineAlone(t *testing.T) {
 	for _, skip := range []bool{false, true} {
-		b := newLineBench(t, skip, [][][]lineOffer{{{{0, read(5, 1, 1)}}}, {}}, nil)
+		b := newLineBench(t, checked(skip), [][][]lineOffer{{{{0, read(5, 1, 1)}}}, {}}, nil)
 		b.run(t, 1000)
 		// Cycle 0 the request enters GPU 0's input register, cycle 1 the
 		// sender for GPU 1 takes it, cycle 2 it offers the 16 B read
@@ -203,7 +209,7 @@ func TestRemoteLineWaitsForACopy(t *testing.T) {
 	for _, skip := range []bool{false, true} {
 		// GPU 1's driver side copies a page to GPU 0 from cycle 200, on
 		// the direction the line comes back on.
-		b := newLineBench(t, skip, [][][]lineOffer{{{{0, read(5, 1, 1)}}}, {}}, map[[2]int][]uint64{{1, 0}: {200}})
+		b := newLineBench(t, checked(skip), [][][]lineOffer{{{{0, read(5, 1, 1)}}}, {}}, map[[2]int][]uint64{{1, 0}: {200}})
 		b.run(t, 1000)
 		// The copy: latched 200, granted 201, 128 cycles of wire ending in
 		// 329, at GPU 0 in 329 + 200 = 529. The read request reaches GPU 1
@@ -222,7 +228,7 @@ func TestCopyWaitsForRemoteLines(t *testing.T) {
 		// A store writes three lines to GPU 1 (posted) from cycle 0, and a
 		// page copy from GPU 0 to GPU 1 is offered in cycle 3.
 		store := gpu.RemoteReq{Warp: 7, Owner: 1, Lines: 3, Write: true}
-		b := newLineBench(t, skip, [][][]lineOffer{{{{0, store}}}, {}}, map[[2]int][]uint64{{0, 1}: {3}})
+		b := newLineBench(t, checked(skip), [][][]lineOffer{{{{0, store}}}, {}}, map[[2]int][]uint64{{0, 1}: {3}})
 		b.run(t, 1000)
 		// Line 1: offered 2 (TestRemoteLineAlone), granted 3, 4 cycles of
 		// wire ending in 7. Line 2 is latched in 3, as line 1 leaves the
@@ -244,7 +250,7 @@ func TestRemoteLinesFromTwoOwners(t *testing.T) {
 		// GPU 0's SM 0 reads a line from GPU 1 and its SM 1 a line from
 		// GPU 2, both in cycle 0, while GPU 1 copies a page to GPU 0 from
 		// cycle 200.
-		b := newLineBench(t, skip, [][][]lineOffer{{{{0, read(3, 1, 1)}}, {{0, read(4, 2, 1)}}}, {}, {}},
+		b := newLineBench(t, checked(skip), [][][]lineOffer{{{{0, read(3, 1, 1)}}, {{0, read(4, 2, 1)}}}, {}, {}},
 			map[[2]int][]uint64{{1, 0}: {200}})
 		b.run(t, 1000)
 		// The line from GPU 1 waits for the copy on the 1 -> 0 direction
@@ -263,7 +269,42 @@ func TestRemoteLinesOfOneWarpMerge(t *testing.T) {
 	// cycles of wire behind the first answer (latched 206, granted 210,
 	// ending 214), 414. GPU 2's: offered 4, at GPU 0 in 412. The SM sees
 	// each arrival the cycle after it.
-	b := newLineBench(t, true, [][][]lineOffer{{{{0, read(9, 1, 2)}, {0, read(9, 2, 1)}}}, {}, {}}, nil)
+	b := newLineBench(t, checked(true), [][][]lineOffer{{{{0, read(9, 1, 2)}, {0, read(9, 2, 1)}}}, {}, {}}, nil)
 	b.run(t, 1000)
 	assert.Equal(t, []lineArrival{{411, gpu.RemoteResp{Warp: 9, Lines: 1}}, {413, gpu.RemoteResp{Warp: 9, Lines: 1}}, {415, gpu.RemoteResp{Warp: 9, Lines: 1}}}, b.sms[0][0].got)
+}
+
+// BenchmarkRemoteLines keeps four GPUs' SMs reading and writing lines at
+// each other without a pause (go test -bench RemoteLines -benchmem: no
+// allocation per cycle).
+func BenchmarkRemoteLines(b *testing.B) {
+	const n = 4
+	offers := make([][][]lineOffer, n)
+	for g := range n {
+		for range 4 {
+			var o []lineOffer
+			for k := range 8 {
+				o = append(o, lineOffer{Req: gpu.RemoteReq{Warp: uint8(k), Owner: uint8((g + 1 + k%(n-1)) % n), Lines: uint8(1 + k%3), Write: k%4 == 3}})
+			}
+			offers[g] = append(offers[g], o)
+		}
+	}
+	lb := newLineBench(b, rtl.Options{SkipIdle: true}, offers, nil)
+	for _, sms := range lb.sms {
+		for _, m := range sms {
+			m.loop = true
+		}
+	}
+	const cycles = 10_000
+	if err := lb.sim.Run(cycles); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := lb.sim.Run(cycles); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cycles)*float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
 }
