@@ -97,6 +97,7 @@ type RemoteLines struct {
 	lineBytes uint16
 
 	held     []*rtl.Reg[uint64] // per SM: RemoteReq.Pack(), Lines 0 when empty
+	reqValid *rtl.BitBus        // the SMs' request valids
 	full     *rtl.Reg[uint64]   // SMs whose held register is occupied
 	fullSeen *rtl.Reg[uint64]   // full before its last change (Drive's set)
 	cur      []*rtl.Reg[uint64] // per peer: SM<<RemoteReqWidth | RemoteReq.Pack(), Lines left
@@ -140,6 +141,7 @@ func NewRemoteLines(s *rtl.Sim, path string, g, warps, lineBytes, credits int, p
 	s.Add(u, path)
 	b := &u.Base
 	all := ^uint64(0) >> (64 - sms)
+	u.reqValid = rtl.ValidBus(s, path+".req_valid", p.Req)
 	u.full = rtl.NewReg[uint64](b, "full", sms, 0)
 	u.fullSeen = rtl.NewReg(b, "full_seen", sms, all)
 	for i := range sms {
@@ -280,12 +282,11 @@ func (u *RemoteLines) Eval() {
 		update(u.cur[o], c)
 		update(u.pendingR[o], pending)
 	}
-	for set := ^u.full.Q() & (^uint64(0) >> (64 - len(u.Req))); set != 0; set &= set - 1 {
+	// An SM's request is taken when its input register was empty.
+	for set := u.reqValid.Get() &^ u.full.Q(); set != 0; set &= set - 1 {
 		i := bits.TrailingZeros64(set)
-		if u.Req[i].Fire() {
-			u.held[i].Set(u.Req[i].Bits.Get().Pack())
-			full |= 1 << i
-		}
+		u.held[i].Set(u.Req[i].Bits.Get().Pack())
+		full |= 1 << i
 	}
 	if f := u.full.Q(); full != f {
 		u.full.Set(full)
