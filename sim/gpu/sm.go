@@ -103,6 +103,14 @@ type SM struct {
 	computing *rtl.Reg[uint64] // busy with a compute instruction until readyAt
 	loading   *rtl.Reg[uint64] // the memory instruction in flight is a load
 	remote    *rtl.Reg[uint64] // the load in flight touches a zero-copy page
+	readyAt   *rtl.Vec[uint64] // cycle a computing warp becomes eligible
+	nextReady *rtl.Reg[uint64] // earliest readyAt over computing warps
+	age       *rtl.Vec[uint64] // launch order, for greedy-then-oldest
+	pending   *rtl.Vec[uint8]  // pages of the memory instruction not yet translated
+	lines     *rtl.Vec[uint8]  // distinct lines of the memory instruction
+	last      *rtl.Reg[uint8]  // last issued slot
+	launched  *rtl.Reg[uint64] // warps launched so far: the next warp's age
+
 	// Remote lines (RemoteLines): per slot, the lines (bit i: line i of
 	// lineBuf) on remote pages, and the remote lines of its load not yet
 	// back; the slots with remote lines outstanding, and those whose local
@@ -112,13 +120,6 @@ type SM struct {
 	remoteBusy *rtl.Reg[uint64]
 	waiting    *rtl.Reg[uint64]
 	rq         *rtl.Ring[uint64] // RemoteReq.Pack() entries
-	readyAt    *rtl.Vec[uint64]  // cycle a computing warp becomes eligible
-	nextReady  *rtl.Reg[uint64]  // earliest readyAt over computing warps
-	age        *rtl.Vec[uint64]  // launch order, for greedy-then-oldest
-	pending    *rtl.Vec[uint8]   // pages of the memory instruction not yet translated
-	lines      *rtl.Vec[uint8]   // distinct lines of the memory instruction
-	last       *rtl.Reg[uint8]   // last issued slot
-	launched   *rtl.Reg[uint64]  // warps launched so far: the next warp's age
 
 	// Translation queue between issue and the L1 TLB: lookups waiting to
 	// be sent. inflight counts lookups sent and not yet hit (waiting for a
@@ -395,6 +396,7 @@ func (m *SM) Eval() {
 					// Every line is remote: the warp waits for them alone
 					// (a store for none).
 					released |= 1 << w
+					loading &^= 1 << w
 				case m.cfg.StreamLines && remote&(1<<w) == 0:
 					pushLines, pushWarp = true, w
 				case loading&(1<<w) != 0 || remote&(1<<w) != 0:
