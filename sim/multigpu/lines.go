@@ -285,7 +285,11 @@ func (u *RemoteLines) Eval() {
 	// An SM's request is taken when its input register was empty.
 	for set := u.reqValid.Get() &^ u.full.Q(); set != 0; set &= set - 1 {
 		i := bits.TrailingZeros64(set)
-		u.held[i].Set(u.Req[i].Bits.Get().Pack())
+		r := u.Req[i].Bits.Get()
+		if int(r.Owner) == u.gpu || int(r.Owner) >= len(u.Out) {
+			panic(fmt.Sprintf("%s: SM %d sent warp %d's lines to GPU %d, not a peer of GPU %d in %d: a remote PTE names a wrong owner", u.Path(), i, r.Warp, r.Owner, u.gpu, len(u.Out)))
+		}
+		u.held[i].Set(r.Pack())
 		full |= 1 << i
 	}
 	if f := u.full.Q(); full != f {
