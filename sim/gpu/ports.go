@@ -48,6 +48,62 @@ func UnpackDataReq(p uint64) DataReq {
 	return DataReq{Warp: uint8(p & (MaxWarps - 1)), Lines: uint8(p >> WarpBits & 127), Remote: p>>(WarpBits+7)&1 != 0}
 }
 
+// RemoteOwnerShift places the owner in a remote PTE's frame number: a
+// remote mapping of the multi-GPU system names the GPU whose memory holds
+// the page in the frame's bits from RemoteOwnerShift up, above the
+// owner's frame (sim/multigpu).
+const RemoteOwnerShift = 32
+
+// OwnerBits is the width of a remote line's owner: a GPU of up to 16.
+const OwnerBits = 4
+
+// RemoteReq is the lines of one warp instruction on one remote page, sent
+// to the page's owner (SMConfig.RemoteLines): the SM sends one as soon as
+// the page's translation hits, with the owner read from the PTE. A load's
+// lines come back on RemoteResp; a store's carry its data to the owner and
+// need no answer.
+type RemoteReq struct {
+	Warp  uint8
+	Owner uint8 // the GPU holding the page, OwnerBits wide
+	Lines uint8 // 1..64: the instruction's lines on the page
+	Write bool
+}
+
+// RemoteReqWidth is RemoteReq's packed width.
+const RemoteReqWidth = WarpBits + OwnerBits + countBits + 1
+
+// Pack lays the request out as {Write, Lines, Owner, Warp} from the top
+// bit down.
+func (r RemoteReq) Pack() uint64 {
+	p := uint64(r.Warp) | uint64(r.Owner)<<WarpBits | uint64(r.Lines)<<(WarpBits+OwnerBits)
+	if r.Write {
+		p |= 1 << (WarpBits + OwnerBits + countBits)
+	}
+	return p
+}
+
+// UnpackRemoteReq is Pack's inverse.
+func UnpackRemoteReq(p uint64) RemoteReq {
+	return RemoteReq{
+		Warp:  uint8(p & (MaxWarps - 1)),
+		Owner: uint8(p >> WarpBits & (1<<OwnerBits - 1)),
+		Lines: uint8(p >> (WarpBits + OwnerBits) & (1<<countBits - 1)),
+		Write: p>>(WarpBits+OwnerBits+countBits)&1 != 0,
+	}
+}
+
+// RemoteResp reports lines of a warp's remote load that have arrived.
+type RemoteResp struct {
+	Warp  uint8
+	Lines uint8 // 1..64
+}
+
+// RemoteRespWidth is RemoteResp's packed width.
+const RemoteRespWidth = WarpBits + countBits
+
+// Pack lays the response out as {Lines, Warp} from the top bit down.
+func (r RemoteResp) Pack() uint64 { return uint64(r.Warp) | uint64(r.Lines)<<WarpBits }
+
 // Launch asks an SM to start one thread block of a kernel.
 type Launch struct {
 	Kernel uint16 // index into the dispatcher's kernel list

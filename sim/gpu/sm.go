@@ -44,6 +44,16 @@ type SMConfig struct {
 	// stores released once their lines are out) instead of one DataReq;
 	// zero-copy loads keep DataReq.
 	StreamLines bool
+	// RemoteLines sends the lines of a memory instruction that lie on a
+	// remote page to the page's owner: when the page's translation hits,
+	// one RemoteReq for them, the owner read from the PTE's frame
+	// (RemoteOwnerShift). A load's remote lines come back on RemoteResp,
+	// and its warp waits for them and for its local lines, which go to the
+	// caches (StreamLines) or DRAM (DataReq) as usual; a store's remote
+	// lines are posted. Without it a load that touches a remote page goes
+	// to DataReq whole, marked Remote (the single-GPU system's zero-copy
+	// loads over PCIe).
+	RemoteLines bool
 	// TranslateShift is log2 of the granule one lookup translates: 0 for
 	// the 4 KB page (PageShift); the 2 MB page system looks up each
 	// accessed migration unit, whose range its TLB entries record.
@@ -101,6 +111,16 @@ type SM struct {
 	last      *rtl.Reg[uint8]  // last issued slot
 	launched  *rtl.Reg[uint64] // warps launched so far: the next warp's age
 
+	// Remote lines (RemoteLines): per slot, the lines (bit i: line i of
+	// lineBuf) on remote pages, and the remote lines of its load not yet
+	// back; the slots with remote lines outstanding, and those whose local
+	// lines are done and wait for them; the requests waiting for the port.
+	remoteMask *rtl.Vec[uint64]
+	remoteLeft *rtl.Vec[uint8]
+	remoteBusy *rtl.Reg[uint64]
+	waiting    *rtl.Reg[uint64]
+	rq         *rtl.Ring[uint64] // RemoteReq.Pack() entries
+
 	// Translation queue between issue and the L1 TLB: lookups waiting to
 	// be sent. inflight counts lookups sent and not yet hit (waiting for a
 	// response, a walk, a migration, or parked by a freeze); issue keeps
@@ -155,6 +175,10 @@ type SMPorts struct {
 	Resident *rtl.Wire[uint8]           // warps in the SM, for the dispatcher
 	LineReq  *rtl.Decoupled[LineReq]    // to the data caches (SMConfig.StreamLines)
 	LineResp *rtl.Decoupled[uint8]      // a load's lines are all back: its warp
+	// Lines on remote pages to their owners and a load's lines back
+	// (SMConfig.RemoteLines).
+	RemoteReq  *rtl.Decoupled[RemoteReq]
+	RemoteResp *rtl.Decoupled[RemoteResp]
 }
 
 // NewSMPorts makes an SM's wires under path; its TLB ports are the L1
@@ -172,6 +196,9 @@ func NewSMPorts(s *rtl.Sim, path string, l1 tlb.Ports) SMPorts {
 		Resident: rtl.NewWire[uint8](s, path+".resident", WarpBits+1),
 		LineReq:  rtl.NewDecoupledOf[LineReq](s, path+".line_req", LineReqWidth),
 		LineResp: rtl.NewDecoupled[uint8](s, path+".line_resp", WarpBits),
+		// Made with the rest; an SM without RemoteLines leaves them idle.
+		RemoteReq:  rtl.NewDecoupledOf[RemoteReq](s, path+".remote_req", RemoteReqWidth),
+		RemoteResp: rtl.NewDecoupledOf[RemoteResp](s, path+".remote_resp", RemoteRespWidth),
 	}
 }
 
@@ -242,8 +269,19 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 	m.memIssued = rtl.NewReg[uint64](b, "mem_issued", 64, 0)
 	m.lookups = rtl.NewReg[uint64](b, "lookups", 64, 0)
 	m.misses = rtl.NewReg[uint64](b, "misses", 64, 0)
-	if cfg.StreamLines {
+	if cfg.StreamLines || cfg.RemoteLines {
 		m.lineBuf = rtl.NewVec[uint64](b, "line_buf", cfg.Warps*maxLinesPerOp, lineAddrBits+sectorBits, 0)
+	}
+	if cfg.RemoteLines {
+		m.remoteMask = rtl.NewVec[uint64](b, "remote_mask", cfg.Warps, maxLinesPerOp, 0)
+		m.remoteLeft = rtl.NewVec[uint8](b, "remote_left", cfg.Warps, countBits, 0)
+		m.remoteBusy = rtl.NewReg[uint64](b, "remote_busy", cfg.Warps, 0)
+		m.waiting = rtl.NewReg[uint64](b, "waiting", cfg.Warps, 0)
+		m.rq = rtl.NewRing[uint64](b, "rq", remoteQueueDepth, RemoteReqWidth, false)
+		m.RemoteReq.Producer(b)
+		m.RemoteResp.Consumer(b)
+	}
+	if cfg.StreamLines {
 		m.stream = rtl.NewRing[uint8](b, "stream", cfg.Warps, WarpBits, false)
 		m.cursor = rtl.NewReg[uint8](b, "cursor", countBits, 0)
 		m.LineReq.Producer(b)
@@ -276,7 +314,16 @@ func (m *SM) Drive() {
 	if m.cfg.StreamLines {
 		m.driveLine()
 	}
-	m.TLBResp.Ready.Set(!m.missValid.Q())
+	if m.cfg.RemoteLines {
+		ok := m.rq.Len() > 0
+		m.RemoteReq.Valid.Set(ok)
+		if ok {
+			m.RemoteReq.Bits.Set(UnpackRemoteReq(m.rq.Head()))
+		}
+		m.RemoteResp.Ready.Set(true)
+	}
+	// A hit on a remote page queues a request: it waits for room.
+	m.TLBResp.Ready.Set(!m.missValid.Q() && (!m.cfg.RemoteLines || !m.rq.Full()))
 	m.Replay.Ready.Set(true)
 	m.DataResp.Ready.Set(true)
 	// A launch needs room for the largest thread block of any kernel.
@@ -305,6 +352,7 @@ func (m *SM) Eval() {
 	// it ends (its readyAt is that cycle).
 	released := uint64(0)
 	pushLines, pushWarp := false, uint8(0)
+	pushRemote, part := false, RemoteReq{}
 	dreqValid := m.dreqValid.Q() && !m.DataReq.Fire()
 	missValid := m.missValid.Q() && !m.WalkReq.Fire()
 
@@ -321,15 +369,34 @@ func (m *SM) Eval() {
 		case tlb.Hit:
 			inflight--
 			w := uint8(r.Requester)
-			// A hit on a remote PTE is a zero-copy mapping: the load's
-			// lines come from host memory.
-			if m.TLBResp.PTE.Get().IsRemote() {
+			e := m.TLBResp.PTE.Get()
+			local := m.lines.At(int(w)).Q()
+			switch {
+			case m.cfg.RemoteLines:
+				// The page's lines go to its owner; the rest stay local.
+				mask := m.remoteMask.At(int(w)).Q()
+				if e.IsRemote() {
+					on := m.linesOnPage(w, r.VPN)
+					mask |= on
+					m.remoteMask.At(int(w)).Set(mask)
+					pushRemote = true
+					part = RemoteReq{Warp: w, Owner: uint8(e.Frame() >> RemoteOwnerShift), Lines: uint8(bits.OnesCount64(on)), Write: loading&(1<<w) == 0}
+				}
+				local -= uint8(bits.OnesCount64(mask))
+			case e.IsRemote():
+				// A hit on a remote PTE is a zero-copy mapping: the
+				// load's lines come from host memory.
 				remote |= 1 << w
 			}
 			left := m.pending.At(int(w)).Q() - 1
 			m.pending.At(int(w)).Set(left)
 			if left == 0 {
 				switch {
+				case m.cfg.RemoteLines && local == 0:
+					// Every line is remote: the warp waits for them alone
+					// (a store for none).
+					released |= 1 << w
+					loading &^= 1 << w
 				case m.cfg.StreamLines && remote&(1<<w) == 0:
 					pushLines, pushWarp = true, w
 				case loading&(1<<w) != 0 || remote&(1<<w) != 0:
@@ -337,7 +404,7 @@ func (m *SM) Eval() {
 					// and access-counter pages are mapped writable) sends
 					// its lines over the link like a load.
 					dreqValid = true
-					m.dreq.Set(DataReq{Warp: w, Lines: m.lines.At(int(w)).Q(), Remote: remote&(1<<w) != 0}.Pack())
+					m.dreq.Set(DataReq{Warp: w, Lines: local, Remote: remote&(1<<w) != 0}.Pack())
 				default:
 					released |= 1 << w
 				}
@@ -387,6 +454,9 @@ func (m *SM) Eval() {
 	if m.cfg.StreamLines {
 		released, loading = m.evalLines(pushLines, pushWarp, released, loading)
 	}
+	if m.cfg.RemoteLines {
+		m.rq.Update(pushRemote, part.Pack(), 0, m.RemoteReq.Fire())
+	}
 
 	// Compute instructions that finished.
 	if now >= nextReady {
@@ -430,7 +500,7 @@ func (m *SM) Eval() {
 			m.issued.Set(m.issued.Q() + 1)
 			m.memIssued.Set(m.memIssued.Q() + 1)
 			pages, lines := m.coalesce(op)
-			if m.cfg.StreamLines {
+			if m.lineBuf != nil {
 				for i := 0; i < lines; i++ {
 					m.lineBuf.At(w*maxLinesPerOp + i).Set(m.lineIDs[i]<<sectorBits | uint64(m.sectors[i]))
 				}
@@ -443,6 +513,9 @@ func (m *SM) Eval() {
 			}
 			m.pending.At(w).Set(uint8(pages))
 			m.lines.At(w).Set(uint8(lines))
+			if m.cfg.RemoteLines && m.remoteMask.At(w).Q() != 0 {
+				m.remoteMask.At(w).Set(0)
+			}
 			remote &^= bit
 			if store {
 				loading &^= bit
@@ -452,6 +525,9 @@ func (m *SM) Eval() {
 		}
 	}
 
+	if m.cfg.RemoteLines {
+		released = m.evalRemote(pushRemote && !part.Write, part, released)
+	}
 	eligible |= released
 	update(m.tqHead, head)
 	update(m.tqTail, tail)
@@ -478,6 +554,9 @@ func (m *SM) Eval() {
 		return
 	}
 	if m.cfg.StreamLines && (pushLines || m.stream.Len() > 0) {
+		return
+	}
+	if m.cfg.RemoteLines && (pushRemote || (m.rq.Len() > 0 && m.RemoteReq.Ready.Get()) || m.RemoteResp.Valid.Get()) {
 		return
 	}
 	if (m.TLBResp.Valid.Get() && !missValid) || (m.Launch.Valid.Get() && bits.OnesCount64(free) >= m.blockWarps) {
@@ -612,9 +691,13 @@ func (m *SM) Stats() Stats {
 // Describe summarizes what the SM's warps wait on, for the watchdog's
 // report (read between cycles).
 func (m *SM) Describe() string {
+	remote := ""
+	if m.cfg.RemoteLines {
+		remote = fmt.Sprintf("; %d warps wait for remote lines, %d remote requests queued", bits.OnesCount64(m.remoteBusy.Q()), m.rq.Len())
+	}
 	return fmt.Sprintf("%d warps resident: %d eligible, %d computing, %d loading; %d lookups queued, %d in flight, %d parked (TLB frozen %v), walk request pending %v",
 		m.cfg.Warps-bits.OnesCount64(m.free.Q()), bits.OnesCount64(m.eligible.Q()), bits.OnesCount64(m.computing.Q()), bits.OnesCount64(m.loading.Q()),
-		m.tqFill.Q(), m.inflight.Q(), m.parked.Len(), m.Frozen.Get(), m.missValid.Q())
+		m.tqFill.Q(), m.inflight.Q(), m.parked.Len(), m.Frozen.Get(), m.missValid.Q()) + remote
 }
 
 // driveLine presents the head slot's next line.
@@ -627,9 +710,9 @@ func (m *SM) driveLine() {
 	}
 	w := m.stream.Head()
 	c := m.cursor.Q()
-	e := m.lineBuf.At(int(w)*maxLinesPerOp + int(c)).Q()
+	e := m.lineBuf.At(int(w)*maxLinesPerOp + int(m.localLine(w, c))).Q()
 	m.LineReq.Bits.Set(LineReq{Warp: w, Line: e >> sectorBits, Sectors: uint8(e & (1<<sectorBits - 1)),
-		Write: m.loading.Q()&(1<<w) == 0, First: c == 0, Count: m.lines.At(int(w)).Q()})
+		Write: m.loading.Q()&(1<<w) == 0, First: c == 0, Count: m.localLines(w)})
 }
 
 // evalLines queues slot w's lines when push, advances the line stream, and
@@ -639,7 +722,7 @@ func (m *SM) evalLines(push bool, w uint8, released, loading uint64) (uint64, ui
 	pop := false
 	if m.LineReq.Fire() {
 		h := m.stream.Head()
-		c := m.cursor.Q() + 1
+		c := m.localLine(h, m.localLine(h, m.cursor.Q())+1)
 		if c == m.lines.At(int(h)).Q() {
 			pop, c = true, 0
 			if m.loading.Q()&(1<<h) == 0 {
@@ -657,4 +740,77 @@ func (m *SM) evalLines(push bool, w uint8, released, loading uint64) (uint64, ui
 		loading &^= 1 << r
 	}
 	return released, loading
+}
+
+// remoteQueueDepth is the SM's queue of remote requests: an instruction's
+// pages twice over; a hit on a remote page waits for room.
+const remoteQueueDepth = 2 * maxPagesPerOp
+
+// linesOnPage is the set of slot w's lines (bit i: line i of lineBuf) on
+// translation granule vpn: a compare of every line's address, as the
+// load/store unit matches a translation against its pending lines.
+func (m *SM) linesOnPage(w uint8, vpn uint64) uint64 {
+	shift := m.granule - uint(bits.TrailingZeros(uint(m.cfg.LineBytes)))
+	on := uint64(0)
+	for i := range int(m.lines.At(int(w)).Q()) {
+		if m.lineBuf.At(int(w)*maxLinesPerOp+i).Q()>>sectorBits>>shift == vpn {
+			on |= 1 << i
+		}
+	}
+	return on
+}
+
+// localLine is the index of slot w's first line at or after c that is
+// not remote, or the slot's line count when none is left (a priority
+// encode of the remote mask; c itself without RemoteLines).
+func (m *SM) localLine(w, c uint8) uint8 {
+	if !m.cfg.RemoteLines {
+		return c
+	}
+	n := m.lines.At(int(w)).Q()
+	if c >= n {
+		return n
+	}
+	return min(c+uint8(bits.TrailingZeros64(^m.remoteMask.At(int(w)).Q()>>c)), n)
+}
+
+// localLines is the number of slot w's lines that are not remote.
+func (m *SM) localLines(w uint8) uint8 {
+	n := m.lines.At(int(w)).Q()
+	if m.cfg.RemoteLines {
+		n -= uint8(bits.OnesCount64(m.remoteMask.At(int(w)).Q()))
+	}
+	return n
+}
+
+// evalRemote counts a load's remote lines out (add: part's lines were
+// just queued) and back (RemoteResp), and holds back the released warps
+// that still wait for remote lines; a warp whose last remote line comes
+// back after its local ones is released.
+func (m *SM) evalRemote(add bool, part RemoteReq, released uint64) uint64 {
+	busy := m.remoteBusy.Q()
+	count := func(w uint8, delta int) {
+		left := int(m.remoteLeft.At(int(w)).Q()) + delta
+		m.remoteLeft.At(int(w)).Set(uint8(left))
+		busy = busy&^(1<<w) | uint64(min(left, 1))<<w
+	}
+	back := m.RemoteResp.Fire()
+	r := m.RemoteResp.Bits.Get()
+	switch {
+	case add && back && r.Warp == part.Warp:
+		count(part.Warp, int(part.Lines)-int(r.Lines))
+	default:
+		if add {
+			count(part.Warp, int(part.Lines))
+		}
+		if back {
+			count(r.Warp, -int(r.Lines))
+		}
+	}
+	hold := released & busy
+	waiting := m.waiting.Q() | hold
+	done := waiting &^ busy
+	update(m.remoteBusy, busy)
+	update(m.waiting, waiting&^done)
+	return released&^hold | done
 }

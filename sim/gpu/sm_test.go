@@ -31,6 +31,7 @@ type walker struct {
 	sm      *SM
 	fill    tlb.FillPort
 	latency uint64
+	owners  map[uint64]uint8 // VPNs mapped remotely, with their owners
 	walks   []ptw.Walk
 	resps   []tlb.Response
 
@@ -65,7 +66,11 @@ func (w *walker) Drive() {
 	w.sm.Replay.Bits.Set(l)
 	w.fill.Valid.Set(ok)
 	w.fill.Bits.Set(l.VPN)
-	w.fill.PTE.Set(pte.Local(l.VPN))
+	e := pte.Local(l.VPN)
+	if o, ok := w.owners[l.VPN]; ok {
+		e = pte.Remote(uint64(o)<<RemoteOwnerShift | l.VPN)
+	}
+	w.fill.PTE.Set(e)
 }
 
 func (w *walker) Eval() {

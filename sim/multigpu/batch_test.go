@@ -155,8 +155,18 @@ func TestRandomFlowsKeepInvariants(t *testing.T) {
 					}
 					wl.ops = append(wl.ops, ops)
 				}
-				_, r, _ := run(t, cfg, wl)
+				s, r, _ := run(t, cfg, wl)
 				assert.Equal(t, uint64(8*40), r.Total.LocalAccesses+r.Total.RemoteAccesses, "every access served once")
+				// Each access is one lane, one line: every remote access
+				// crossed NVLink as one line, read or written (the last
+				// posted writes land after the kernel ends).
+				require.NoError(t, s.Sim.Run(10_000))
+				lines := uint64(0)
+				for _, gp := range s.GPUs {
+					read, written := gp.Lines.Lines()
+					lines += read + written
+				}
+				assert.Equal(t, r.Total.RemoteAccesses, lines, "remote lines over NVLink")
 			})
 		}
 	}

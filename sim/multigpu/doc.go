@@ -15,6 +15,7 @@
 //	              ▼                        ▼                       │
 //	        DRAM / caches       host driver (centralized table) ───┘ PTE writes
 //	        remote lines ──►    NVLink (all-to-all) · PCIe per GPU   TLB shootdowns
+//	        (RemoteLines)
 //
 // Each GPU (System.GPUs) has its SMs (sim/gpu), a per-SM L1 TLB
 // (blocks/tlb), the walk arbiter and a GMMU with its local page table
@@ -33,8 +34,9 @@
 //
 // Every link is an instance of the single-GPU system's link block
 // (blocks/pcie: per direction an input register, an arbiter, a serializer
-// with an exact byte budget and a delay line), one port a direction
-// (System.newLinks, ChannelIndex):
+// with an exact byte budget and a delay line), with the driver's copies
+// on port 0 of each direction (System.newLinks, ChannelIndex) and, on
+// NVLink, the remote lines on LinePort:
 //
 //	     host
 //	PCIe │ │ │ │   one link per GPU: pcie.bandwidth_gbs each way,
@@ -48,20 +50,50 @@
 // another. A page copy is one 4 KB packet: the driver offers it on the
 // link's input, it is granted the next cycle, crosses the wire and the
 // delay line, and the driver takes it at the far end; the copies of one
-// prefetch batch follow one another on a link without a gap. A load
-// through a remote mapping reads
-// its lines from the owner at line granularity on the requesting GPU's
-// remote path (gpu.Memory's remote side, timed with the same NVLink
-// bandwidth and latency); stores through a remote mapping carry no data
-// in this model, as stores in the single-GPU system. Each GPU has its own
-// PCIe link to the host (GRIT Table I's PCIe-v4 32 GB/s): a cold page and
-// an evicted page cross it. The remote line reads are timed on their own
-// path and do not queue with page copies on the NVLink block: an SM's data
-// request marks a load remote as a whole (sim/gpu's data port carries a
-// remote bit, not the owner of each line), and gpu.Memory fixes a remote
-// response's arrival when it accepts the request, so the memory cannot
-// tell which GPU pair's link a line crosses; queuing them on the links
-// needs per-line owners on the data port and a responder at the owner.
+// prefetch batch follow one another on a link without a gap. Each GPU
+// has its own PCIe link to the host (GRIT Table I's PCIe-v4 32 GB/s): a
+// cold page and an evicted page cross it.
+//
+// # Remote lines
+//
+// A load through a remote mapping reads its lines from the owner at line
+// granularity over NVLink (GRIT II-B2), on the links the page copies use.
+// Every NVLink direction has two input ports: port 0 carries the driver's
+// copies, LinePort the line packets, and the direction's round-robin
+// arbiter grants one packet at a time between them, so a line waits for
+// a copy on the wire and a copy for a line (TestRemoteLineWaitsForACopy,
+// TestCopyWaitsForRemoteLines).
+//
+//	SM ── hit on a remote PTE: RemoteReq{warp, owner, lines} ──► RemoteLines (requester)
+//	      ── a 16 B read request per line, port LinePort ──► NVLink to the owner
+//	RemoteLines (owner) ── a line of data per request ──► NVLink back ──► RemoteLines (requester)
+//	      ── RemoteResp{warp, lines} ──► SM: the warp waits for these and its local lines
+//
+// The SM reads the owner from the PTE its L1 TLB hit returns (a remote
+// frame holds the owner above the frame number, gpu.RemoteOwnerShift)
+// and sends each remote page's lines of an instruction as one request,
+// the rest of the instruction's lines to its own caches or DRAM; a warp
+// whose instruction touches pages of several owners sends one request
+// per page, each to its owner's link. Each GPU's RemoteLines unit
+// offers, for each peer, one packet per line: a read request of
+// LineRequestBytes (one NVLink header flit), or for a store a written
+// line of the line's bytes, posted (the warp does not wait for it). The
+// owner's unit answers a read with a packet of the line's bytes on the
+// direction back. Line and copy packets carry their payload alone: the
+// link block models no header on a copy. Credit flow control
+// (LineCredits: enough reads outstanding per peer to cover a lone read's
+// round trip) keeps the owner's answer queue from ever refusing a
+// request, so requests and answers, which share each direction's one
+// delivery line, cannot wait on each other. The bytes of every line
+// packet a GPU receives count in its NVLink bytes, with the page copies.
+//
+// What remains simplified: the owner answers from its memory at once
+// (its DRAM and caches are not timed for a remote read), remote lines
+// are not cached at the requester, the link block grants at most one
+// packet a cycle (so a stream of 128 B lines moves at most 128 B a cycle
+// on a 300 B-a-cycle link), and no remote mapping points at host memory
+// (a page in host memory moves to its first requester), so PCIe carries
+// page copies alone.
 //
 // # Memory
 //

@@ -110,7 +110,7 @@ type GPUStats struct {
 	ReplicasCollapse uint64 `json:"replicas_collapsed"` // write collapses this GPU's stores caused
 	Invalidations    uint64 `json:"invalidations"`      // invalidation messages this GPU received
 	Evictions        uint64 `json:"evictions"`          // pages this GPU gave up for room
-	NVLinkBytes      uint64 `json:"nvlink_bytes"`       // page bytes received over NVLink
+	NVLinkBytes      uint64 `json:"nvlink_bytes"`       // bytes received over NVLink: pages, and remote lines (System's results)
 	PCIeH2DBytes     uint64 `json:"pcie_h2d_bytes"`
 	PCIeD2HBytes     uint64 `json:"pcie_d2h_bytes"`
 	FastAnswers      uint64 `json:"remote_walks_answered"` // walks to remote mappings answered without the host

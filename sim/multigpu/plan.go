@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/uvmmu/uvmmu/blocks/pte"
+	"github.com/uvmmu/uvmmu/sim/gpu"
 )
 
 // opKind is one step of the host driver's service of a fault.
@@ -66,8 +67,10 @@ func (pl *plan) add(o op) { pl.ops = append(pl.ops, o) }
 func notPresent(s pte.Scheme) pte.PTE { return pte.PTE(1 << 1).WithScheme(s) }
 
 // remoteFrame is the frame field of a remote mapping: the owner GPU above
-// its frame number.
-func remoteFrame(owner int, frame int32) uint64 { return uint64(owner)<<32 | uint64(frame) }
+// its frame number, where the SMs read it (gpu.RemoteOwnerShift).
+func remoteFrame(owner int, frame int32) uint64 {
+	return uint64(owner)<<gpu.RemoteOwnerShift | uint64(frame)
+}
 
 // planner builds plans on the centralized table.
 type planner struct {

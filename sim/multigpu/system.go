@@ -30,6 +30,7 @@ type GPU struct {
 	Memory   *gpu.Memory
 	Caches   *gpu.Caches // nil without cache.l2
 	Counters *Counters
+	Lines    *RemoteLines // remote line reads and writes over NVLink
 }
 
 // System is N GPUs, the host driver and the thread-block dispatcher on
@@ -108,7 +109,7 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 				cfg.GPU.WarpsPerSM, wl.Name(), w, gpu.MaxWarps, w)
 		}
 	}
-	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue, StreamLines: cfg.Cache.L2}
+	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue, StreamLines: cfg.Cache.L2, RemoteLines: true}
 	var allSMs []*gpu.SM
 	ports := DriverPorts{}
 	for g := range n {
@@ -137,8 +138,24 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 	dp := gpu.NewDispatcherPorts(s.Sim, "dispatcher", allSMs)
 	s.Dispatcher = gpu.NewGPUFirstDispatcher(s.Sim, "dispatcher", s.Phases, dp, cfg.GPU.SMs, cfg.Cycles(cfg.GPU.KernelLaunchUs))
 	ports.Host, ports.HostDone = dp.Host, dp.HostDone
-	if ports.Channels, err = s.newLinks(n); err != nil {
+	var lines []Channel
+	if ports.Channels, lines, err = s.newLinks(n); err != nil {
 		return nil, err
+	}
+	for g, gp := range s.GPUs {
+		lp := LinePorts{Out: make([]*rtl.Decoupled[pcie.Packet], n), In: make([]*rtl.Decoupled[pcie.Packet], n)}
+		for _, m := range gp.SMs {
+			lp.Req = append(lp.Req, m.RemoteReq)
+			lp.Resp = append(lp.Resp, m.RemoteResp)
+		}
+		for o := range n {
+			if o != g {
+				lp.Out[o], lp.In[o] = lines[ChannelIndex(n, g, o)].In, lines[ChannelIndex(n, o, g)].Out
+			}
+		}
+		if gp.Lines, err = NewRemoteLines(s.Sim, fmt.Sprintf("gpu%d.lines", g), g, cfg.GPU.WarpsPerSM, cfg.GPU.LineBytes, LineCredits(cfg.MultiGPU.NVLinkLatency), lp); err != nil {
+			return nil, err
+		}
 	}
 	flow, err := ParseFlow(cfg.MultiGPU.FaultFlow)
 	if err != nil {
@@ -165,26 +182,27 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 	return s, nil
 }
 
-// newLinks builds the links (SPEC 8; GRIT Table I) as blocks/pcie links
-// of one port a direction, and returns the driver's channels over them
-// (ChannelIndex). Topology: every GPU has its own PCIe link to the host
+// newLinks builds the links (SPEC 8; GRIT Table I) as blocks/pcie links,
+// and returns the driver's channels over them (ChannelIndex) and the
+// remote line units' (the NVLink directions' LinePort; no remote mapping
+// points at host memory, so PCIe has the driver's port alone). Topology: every GPU has its own PCIe link to the host
 // (pcie.bandwidth_gbs each way, pcie.rtt_us round trip: half each way),
 // and every pair of GPUs its own NVLink, all-to-all, at
 // multigpu.nvlink_gbs each way and multigpu.nvlink_latency_cycles each way
 // (GRIT Table I's 300 GB/s NVLink-v2 read as each directed link). A page
 // copy is one 4 KB packet.
-func (s *System) newLinks(n int) ([]Channel, error) {
+func (s *System) newLinks(n int) (ch, lines []Channel, err error) {
 	cfg := s.Cfg
-	ch := make([]Channel, 2*n+n*n)
-	link := func(path string, mbps float64, rtt uint64) (*pcie.Link, error) {
+	ch, lines = make([]Channel, 2*n+n*n), make([]Channel, 2*n+n*n)
+	link := func(path string, mbps float64, rtt uint64, ports int) (*pcie.Link, error) {
 		lc := pcie.Config{BandwidthMBps: uint64(mbps * 1000), ClockMHz: uint64(cfg.GPU.ClockMHz), RoundTripCycles: rtt,
-			MaxPacketBytes: 1 << gpu.PageShift, Ports: 1}
+			MaxPacketBytes: 1 << gpu.PageShift, Ports: ports}
 		return pcie.New(s.Sim, path, lc, pcie.NewPorts(s.Sim, path, lc))
 	}
 	for g := range n {
-		l, err := link(fmt.Sprintf("host.pcie%d", g), cfg.PCIe.BandwidthGBs, cfg.Cycles(cfg.PCIe.RTTUs))
+		l, err := link(fmt.Sprintf("host.pcie%d", g), cfg.PCIe.BandwidthGBs, cfg.Cycles(cfg.PCIe.RTTUs), 1)
 		if err != nil {
-			return nil, fmt.Errorf("pcie: %w", err)
+			return nil, nil, fmt.Errorf("pcie: %w", err)
 		}
 		s.PCIe = append(s.PCIe, l)
 		ch[ChannelIndex(n, Host, g)] = Channel{In: l.H2D.In[0], Out: l.H2D.Out[0]}
@@ -192,16 +210,18 @@ func (s *System) newLinks(n int) ([]Channel, error) {
 	}
 	for a := range n {
 		for b := a + 1; b < n; b++ {
-			l, err := link(fmt.Sprintf("nvlink%d_%d", a, b), cfg.MultiGPU.NVLinkGBs, 2*uint64(cfg.MultiGPU.NVLinkLatency))
+			l, err := link(fmt.Sprintf("nvlink%d_%d", a, b), cfg.MultiGPU.NVLinkGBs, 2*uint64(cfg.MultiGPU.NVLinkLatency), LinePort+1)
 			if err != nil {
-				return nil, fmt.Errorf("multigpu.nvlink_gbs, multigpu.nvlink_latency_cycles: %w", err)
+				return nil, nil, fmt.Errorf("multigpu.nvlink_gbs, multigpu.nvlink_latency_cycles: %w", err)
 			}
 			s.NVLink = append(s.NVLink, l)
 			ch[ChannelIndex(n, a, b)] = Channel{In: l.H2D.In[0], Out: l.H2D.Out[0]}
 			ch[ChannelIndex(n, b, a)] = Channel{In: l.D2H.In[0], Out: l.D2H.Out[0]}
+			lines[ChannelIndex(n, a, b)] = Channel{In: l.H2D.In[LinePort], Out: l.H2D.Out[LinePort]}
+			lines[ChannelIndex(n, b, a)] = Channel{In: l.D2H.In[LinePort], Out: l.D2H.Out[LinePort]}
 		}
 	}
-	return ch, nil
+	return ch, lines, nil
 }
 
 // allocatedBlocks marks the 64 KB blocks (page groups) of the layout that
@@ -277,10 +297,6 @@ func (s *System) newGPU(g int, smCfg gpu.SMConfig, kernels []*workload.Kernel, p
 	}, gp.SMs); err != nil {
 		return nil, err
 	}
-	// A load through a remote mapping reads its lines from the owner GPU
-	// over NVLink (GRIT II-B2: "fetches the data at a cache line
-	// granularity from the remote GPU").
-	gp.Memory.SetRemoteTiming(uint64(cfg.MultiGPU.NVLinkLatency), cfg.TransferTime(cfg.MultiGPU.NVLinkGBs))
 	if cfg.Cache.L2 {
 		c := cfg.Cache
 		sector := gpu.SectorBytes(cfg.GPU.LineBytes)
@@ -419,6 +435,9 @@ func (s *System) watchdogError(since uint64) error {
 		}
 	}
 	lines = append(lines, s.Driver.Busy()...)
+	for _, gp := range s.GPUs {
+		lines = append(lines, gp.Lines.Busy()...)
+	}
 	if len(lines) == 0 {
 		lines = append(lines, fmt.Sprintf("%s: phase not done, no unit holds work", s.Dispatcher.Path()))
 	}
@@ -438,6 +457,8 @@ func (s *System) result(wall float64) Result {
 	for g, gp := range s.GPUs {
 		st := s.Driver.Stats()[g]
 		gr := GPUResult{GPU: g, GPUStats: st, FramesUsed: s.Driver.Table().Used(g)}
+		// NVLink bytes received: page copies and remote line packets.
+		gr.NVLinkBytes += gp.Lines.ReceivedBytes()
 		gr.LocalAccesses, gr.RemoteAccesses = gp.Counters.Accesses()
 		for _, m := range gp.SMs {
 			gr.WarpInstr += m.Stats().Issued
@@ -456,7 +477,7 @@ func (s *System) result(wall float64) Result {
 		t.ReplicasCollapse += st.ReplicasCollapse
 		t.Invalidations += st.Invalidations
 		t.Evictions += st.Evictions
-		t.NVLinkBytes += st.NVLinkBytes
+		t.NVLinkBytes += gr.NVLinkBytes
 		t.PCIeH2DBytes += st.PCIeH2DBytes
 		t.PCIeD2HBytes += st.PCIeD2HBytes
 		t.FastAnswers += st.FastAnswers
