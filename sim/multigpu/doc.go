@@ -202,7 +202,9 @@
 // bits of its previous fault, data version), and applies the scheme it
 // returns: pte.SchemeOnTouch migrates the page to the requester,
 // pte.SchemeAccessCounter maps it remotely at its owner (a page in host
-// memory moves to its first requester; a promotion migrates it),
+// memory moves to its first requester; a promotion migrates it with the
+// other pages of its 64 KB group held only at its owner, planner's
+// promotionBatch),
 // pte.SchemeDuplication replicates it read-only on a load and collapses the
 // other replicas on a store. The scheme is stored in the page's entry
 // (Page.Scheme) and in bits 9-10 of every PTE the driver writes for the

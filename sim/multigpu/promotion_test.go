@@ -1,0 +1,74 @@
+package multigpu
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/uvmmu/uvmmu/sim/workload"
+)
+
+// nvlink3 is three 4 KB pages back to back on one NVLink (300 bytes a
+// cycle at 1.0 GHz): 12,288 / 300 = 40.96 cycles on the wire, 41 whole
+// ones.
+const nvlink3 = 41
+
+// TestAccessCounterPromotionMovesGroup: GPU 0 reads pages 0, 1 and 2 of a
+// 64 KB group (three cold faults: it owns them); GPU 1 maps page 1
+// remotely and then page 0, whose reads raise the promotion at the
+// group's 256th remote hit (page 1's read is the first). The promotion
+// moves every page of the group held only by GPU 0 under access-counter
+// migration, 0, 1 and 2 (pages 3..15 were never touched: they stay in
+// host memory), in one plan. From the cycle P the driver takes it:
+//
+//	P, P+1        buffered, taken;  P+2..P+2+L  fault latency
+//	P+3+L+4k      page k's PTEs written not present in the GPUs that hold
+//	              or map it (pages 0 and 1: both GPUs; page 2: GPU 0),
+//	              then the shootdown: armed, taken, acknowledged (4
+//	              cycles a page, as TestOnTouchPrefetchCycles), k = 0..2
+//	P+15+L        the first of three packets enters the GPU 0 -> GPU 1
+//	              NVLink, granted at P+16+L; 41 wire cycles for the three,
+//	              and the last copy waits for the 200-cycle latency:
+//	              P+16+L+41+200 = P+257+L
+//	P+258+L       GPU 1's PTE of page 1;  P+259+L  page 2's
+//	P+260+L       page 0's; a promotion has no walk to answer
+func TestAccessCounterPromotionMovesGroup(t *testing.T) {
+	wl := newPerBlock()
+	reads := []workload.Op{compute(20000), wl.accessPage(workload.OpLoad, 1)}
+	for range 300 {
+		reads = append(reads, wl.access(workload.OpLoad))
+	}
+	wl.ops = [][]workload.Op{
+		{wl.accessPage(workload.OpLoad, 0), wl.accessPage(workload.OpLoad, 1), wl.accessPage(workload.OpLoad, 2)},
+		reads,
+	}
+	s, r, ev := run(t, directedConfig(t, "ac"), wl)
+	require.Len(t, ev.promote[1], 1)
+	P := ev.promote[1][0]
+	// GPU 1's writes: the remote mappings of pages 1 and 0, the
+	// invalidations of both, then the three local PTEs.
+	require.Len(t, ev.update[1], 7)
+	assert.Equal(t, []uint64{P + 3 + faultL, P + 7 + faultL}, ev.update[1][2:4])
+	assert.Equal(t, []uint64{P + 3 + faultL, P + 7 + faultL, P + 11 + faultL}, ev.update[0][3:], "GPU 0 invalidated page by page")
+	moved := P + 16 + faultL + nvlink3 + nvlinkLat
+	assert.Equal(t, []uint64{moved + 1, moved + 2, moved + 3}, ev.update[1][4:])
+	assert.Equal(t, P+260+faultL, moved+3)
+
+	assert.Equal(t, uint64(1), r.PerGPU[1].Promotions)
+	assert.Equal(t, uint64(3), r.PerGPU[1].Migrations)
+	assert.Equal(t, uint64(3*4096), r.PerGPU[1].NVLinkBytes)
+	assert.Equal(t, uint64(3), r.PerGPU[0].Invalidations)
+	assert.Equal(t, uint64(2), r.PerGPU[1].Invalidations)
+	assert.Equal(t, uint64(2), r.PerGPU[1].LocalFaults, "page 2 came without a fault")
+	tb := s.Driver.Table()
+	for i := range 16 {
+		p := tb.Page(i)
+		if i < 3 {
+			assert.Equal(t, uint16(1<<1), p.Holders, "page %d on GPU 1", i)
+			assert.Zero(t, p.Mapped, "page %d", i)
+		} else {
+			assert.Zero(t, p.Holders, "page %d in host memory", i)
+		}
+	}
+}
