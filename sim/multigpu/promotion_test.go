@@ -72,3 +72,35 @@ func TestAccessCounterPromotionMovesGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestAccessCounterNotifiesOnceUntilServed: with a 100 us (100,000-cycle)
+// fault latency, GPU 1 goes on reading page 0 remotely while its
+// promotion waits for the driver: more than 256 further remote hits, which
+// do not raise again, since the group stays notified until the driver has
+// served the promotion. From the cycle P the driver takes it, the plan is
+// TestAccessCounterPromotionCycles's with L = 100,000: the broadcast at
+// P+3+L, the local PTE at P+223+L, after which the driver clears the
+// group (P+224+L, taken by the counters the same cycle): count 0, not
+// notified.
+func TestAccessCounterNotifiesOnceUntilServed(t *testing.T) {
+	const latency = 100_000
+	wl := newPerBlock()
+	reads := []workload.Op{compute(20000)}
+	for range 2000 {
+		reads = append(reads, wl.access(workload.OpLoad))
+	}
+	wl.ops = [][]workload.Op{{wl.access(workload.OpLoad)}, reads}
+	cfg := directedConfig(t, "ac")
+	cfg.MultiGPU.FaultLatencyUs = latency / 1000
+	s, r, ev := run(t, cfg, wl)
+	require.Len(t, ev.promote[1], 1, "one promotion for the group")
+	P := ev.promote[1][0]
+	require.Len(t, ev.update[1], 3)
+	assert.Equal(t, P+3+latency, ev.update[1][1])
+	assert.Equal(t, P+223+latency, ev.update[1][2])
+	assert.Greater(t, r.PerGPU[1].RemoteAccesses, uint64(2*256), "hits while the promotion waited")
+	assert.Equal(t, uint64(1), r.PerGPU[1].Promotions)
+	c := s.GPUs[1].Counters
+	assert.Zero(t, c.groups.At(0).Q(), "cleared after the service")
+	assert.Zero(t, c.notified.At(0).Q())
+}
