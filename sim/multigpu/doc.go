@@ -117,7 +117,9 @@
 // Driver serves every GPU's faults: a walk that ends at a not-present PTE
 // (a local fault), a store's walk that ends at a read-only replica (a
 // protection fault), and an access-counter promotion. Each GPU has a
-// 256-entry fault buffer. The driver works in batches: when a batch is
+// 256-entry fault buffer and a 256-entry promotion buffer
+// (PromotionQueue); a served promotion clears its group's counter
+// (Counters). The driver works in batches: when a batch is
 // used up it takes the requests waiting at that cycle in every GPU's
 // buffer, up to multigpu.fault_batch of them (each GPU's in full, in GPU
 // order from the one served next, until the batch is full; a request
@@ -202,7 +204,9 @@
 // bits of its previous fault, data version), and applies the scheme it
 // returns: pte.SchemeOnTouch migrates the page to the requester,
 // pte.SchemeAccessCounter maps it remotely at its owner (a page in host
-// memory moves to its first requester; a promotion migrates it),
+// memory moves to its first requester; a promotion migrates it with the
+// other pages of its 64 KB group held only at its owner, planner's
+// promotionBatch),
 // pte.SchemeDuplication replicates it read-only on a load and collapses the
 // other replicas on a store. The scheme is stored in the page's entry
 // (Page.Scheme) and in bits 9-10 of every PTE the driver writes for the

@@ -19,6 +19,7 @@ type DriverPorts struct {
 	Migrated []ptw.PTEPort[ptw.Walk]            // out: the walks' answers
 	Update   []ptw.PTEPort[uint64]              // out: the GMMUs' page-table writes
 	Promote  []*rtl.Decoupled[ptw.Walk]         // in: access-counter promotions; nil entries without counters
+	Clear    []*rtl.Decoupled[ptw.Walk]         // out: a served promotion's group counter is cleared; nil entries without counters
 	Inval    [][]*rtl.Decoupled[tlb.Invalidate] // out: per GPU, per SM: L1 TLB shootdowns
 	InvalAck [][]*rtl.Decoupled[tlb.Invalidate] // in: their acknowledgements
 	Host     *rtl.Decoupled[uint16]             // in: a host phase starts
@@ -100,6 +101,13 @@ const MaxBatch = MaxGPUs * FaultQueue
 // FaultQueue is each GPU's fault buffer entries in the system (System).
 const FaultQueue = 256
 
+// PromotionQueue is each GPU's buffer of access-counter promotions: as
+// many as NVIDIA's driver fetches from a GPU's access-counter
+// notification buffer in one batch (UVM_PERF_ACCESS_COUNTER_BATCH_COUNT_DEFAULT
+// = 256, uvm_gpu_access_counters.c). A group raises at most one promotion
+// until it is served (Counters), so the buffer holds distinct groups.
+const PromotionQueue = 256
+
 // GPUStats are one GPU's counts of the driver's work.
 type GPUStats struct {
 	LocalFaults      uint64 `json:"local_faults"`
@@ -146,10 +154,16 @@ type Driver struct {
 	cur     plan
 	stats   []GPUStats
 	flight  int // this cycle's packets in flight (inFlight, less arrivals, plus the one sent)
-	sms     int
+	// clears: this cycle's next clear_valid (cleared as the counters take
+	// them, set as promotions are served).
+	clears uint16
+	sms    int
 
 	faults   []*rtl.Ring[ptw.Walk] // per GPU: the fault buffer
 	promos   []*rtl.Ring[ptw.Walk] // per GPU: promotions waiting
+	clear    *rtl.Reg[uint16]      // bit g: a served promotion's clear is offered to GPU g's counters
+	clearVPN *rtl.Vec[uint64]      // its VPN
+	promo    *rtl.Reg[bool]        // the plan under way serves a promotion
 	batch    *rtl.Vec[uint16]      // per GPU: buffered requests of the current batch not yet taken
 	paid     *rtl.Reg[bool]        // the current batch's handling latency is planned
 	fast     *rtl.Reg[uint16]      // bit g: a fast answer is offered to GPU g
@@ -194,12 +208,13 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 	b := &d.Base
 	for g := range n {
 		d.faults = append(d.faults, rtl.NewRingOf[ptw.Walk](b, fmt.Sprintf("gpu%d.faults", g), cfg.FaultQueue, ptw.WalkBits, false))
-		d.promos = append(d.promos, rtl.NewRingOf[ptw.Walk](b, fmt.Sprintf("gpu%d.promotions", g), 4, ptw.WalkBits, false))
+		d.promos = append(d.promos, rtl.NewRingOf[ptw.Walk](b, fmt.Sprintf("gpu%d.promotions", g), PromotionQueue, ptw.WalkBits, false))
 		ports.Remote[g].Consumer(b)
 		ports.Migrated[g].Producer(b)
 		ports.Update[g].Producer(b)
 		if ports.Promote != nil && ports.Promote[g] != nil {
 			ports.Promote[g].Consumer(b)
+			ports.Clear[g].Producer(b)
 		}
 		for k := range ports.Inval[g] {
 			ports.Inval[g][k].Producer(b)
@@ -208,6 +223,9 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 	}
 	d.batch = rtl.NewVec[uint16](b, "batch", n, bits.Len(uint(MaxBatch)), 0)
 	d.paid = rtl.NewFlag(b, "batch_paid", false)
+	d.clear = rtl.NewReg[uint16](b, "clear_valid", n, 0)
+	d.clearVPN = rtl.NewVec[uint64](b, "clear_vpn", n, ptw.WalkBits, 0)
+	d.promo = rtl.NewFlag(b, "promotion", false)
 	d.fast = rtl.NewReg[uint16](b, "fast_valid", n, 0)
 	d.fastWalk = rtl.NewVec[uint64](b, "fast_walk", n, ptw.WalkBits, 0)
 	d.fastPTE = rtl.NewVec[pte.PTE](b, "fast_pte", n, 64, 0)
@@ -268,6 +286,8 @@ func (d *Driver) Drive() {
 		}
 		if d.Promote != nil && d.Promote[g] != nil {
 			d.Promote[g].Ready.Set(!d.promos[g].Full())
+			d.Clear[g].Valid.Set(d.clear.Q()>>g&1 != 0)
+			d.Clear[g].Bits.Set(ptw.Walk{VPN: d.clearVPN.At(g).Q()})
 		}
 		write := cur != nil && cur.kind == opWrite && cur.mask>>g&1 != 0
 		u := d.Update[g]
@@ -327,6 +347,12 @@ func (d *Driver) Eval() {
 		sel, fresh = d.selectNext()
 	}
 	stay, waiting := false, false
+	d.clears = d.clear.Q()
+	for m := d.clears; m != 0; m &= m - 1 {
+		if g := trailing(m); d.Clear[g].Fire() {
+			d.clears &^= 1 << g
+		}
+	}
 	fastMask := d.fast.Q()
 	for g := range d.cfg.GPUs {
 		fast := fastMask>>g&1 != 0
@@ -401,6 +427,10 @@ func (d *Driver) Eval() {
 	}
 	if answer != d.answer.Q() {
 		d.answer.Set(answer)
+	}
+	if d.clears != d.clear.Q() {
+		d.clear.Set(d.clears)
+		stay = stay || d.clears != 0
 	}
 	if d.flight != int(d.inFlight.Q()) {
 		d.inFlight.Set(uint16(d.flight))
@@ -492,9 +522,10 @@ func (d *Driver) take(g int, w ptw.Walk, promo, fresh bool, now uint64) bool {
 	switch {
 	case promo && (p.Has(g) || !p.MapsRemote(g)):
 		// The page came to this GPU, or its mapping went, since the
-		// counter raised: nothing to promote.
+		// counter raised: nothing to promote; its group counts again.
 		d.cur.ops = d.cur.ops[:0]
 		d.setPaid(paid)
+		d.offerClear(g, w.VPN)
 		return false
 	case promo:
 		f.Kind = Promotion
@@ -544,7 +575,17 @@ func (d *Driver) take(g int, w ptw.Walk, promo, fresh bool, now uint64) bool {
 	d.gpu.Set(uint8(g))
 	d.running.Set(true)
 	d.step.Set(0)
+	if promo != d.promo.Q() {
+		d.promo.Set(promo)
+	}
 	return false
+}
+
+// offerClear offers GPU g's counters the clear of VPN vpn's group: the
+// driver has served its promotion (Counters).
+func (d *Driver) offerClear(g int, vpn uint64) {
+	d.clears |= 1 << g
+	d.clearVPN.At(g).Set(vpn)
 }
 
 func (d *Driver) setPaid(v bool) {
@@ -616,6 +657,9 @@ func (d *Driver) advance(now uint64, answer bool) (busy bool, wake uint64, answe
 	d.step.Set(uint16(k + 1))
 	if k+1 >= len(d.cur.ops) {
 		d.running.Set(false)
+		if d.promo.Q() {
+			d.offerClear(int(d.gpu.Q()), unpackWalk(d.walk.Q()).VPN)
+		}
 		return true, wake, answer, false
 	}
 	return true, wake, answer, true

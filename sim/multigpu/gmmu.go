@@ -80,19 +80,32 @@ func (c *ProtectionCheck) Eval() {
 // Counters taps a GPU's L1 TLB responses (GRIT Section II-B2): every hit
 // is an access, local or remote by its PTE; with a threshold, each remote
 // hit counts against its 64 KB group, and the hit that reaches the
-// threshold raises a promotion of its page to the host driver, after which
-// the group counts from zero. While a promotion waits for the driver, the
-// group's count stays at the threshold and the next hit raises again.
+// threshold raises a promotion of its page to the host driver. The group
+// then stays notified, counting nothing and raising nothing, until the
+// driver has served the promotion and clears it on Clear, after which it
+// counts from zero: NVIDIA's counters notify once at the threshold and
+// the driver clears a notification's counter after servicing it
+// (NVIDIA/open-gpu-kernel-modules kernel-open/nvidia-uvm/
+// uvm_gpu_access_counters.c: service_virt_notifications and
+// service_phys_notifications call access_counter_clear_targeted after
+// each serviced notification), so a hot group is not notified again while
+// its migration is pending. A group that reaches the threshold while an
+// earlier promotion is still offered stays one short of it, and its next
+// hit raises.
 type Counters struct {
 	rtl.Base
 	Resp    []tlb.ResponsePort
 	Promote *rtl.Decoupled[ptw.Walk]
+	// Clear: the driver has served a promotion of this VPN's group (always
+	// taken).
+	Clear *rtl.Decoupled[ptw.Walk]
 
 	baseVPN   uint64
 	threshold uint32
 
 	local, remote *rtl.Reg[uint64]
 	groups        *rtl.Vec[uint32]
+	notified      *rtl.Vec[uint8] // per group: 1 while its promotion is pending
 	raise         *rtl.Reg[bool]
 	raised        *rtl.Reg[uint64] // Walk.Pack of the promotion offered
 
@@ -116,6 +129,9 @@ func NewCounters(s *rtl.Sim, path string, resps []tlb.ResponsePort, baseVPN uint
 		c.raised = rtl.NewReg[uint64](b, "promote", ptw.WalkBits, 0)
 		c.Promote = rtl.NewDecoupledOf[ptw.Walk](s, path+".promote", ptw.WalkBits)
 		c.Promote.Producer(b)
+		c.notified = rtl.NewVec[uint8](b, "notified", (pages+groupPages-1)/groupPages, 1, 0)
+		c.Clear = rtl.NewDecoupledOf[ptw.Walk](s, path+".clear", ptw.WalkBits)
+		c.Clear.Consumer(b)
 	}
 	for _, r := range resps {
 		b.Listen(r.Valid, r.Ready, r.Bits, r.PTE)
@@ -126,11 +142,12 @@ func NewCounters(s *rtl.Sim, path string, resps []tlb.ResponsePort, baseVPN uint
 // groupPages is the access counters' granularity: 64 KB (GRIT II-B2).
 const groupPages = 16
 
-// Drive offers the raised promotion.
+// Drive offers the raised promotion and takes every clear.
 func (c *Counters) Drive() {
 	if c.Promote != nil {
 		c.Promote.Valid.Set(c.raise.Q())
 		c.Promote.Bits.Set(unpackWalk(c.raised.Q()))
+		c.Clear.Ready.Set(true)
 	}
 }
 
@@ -160,6 +177,9 @@ func (c *Counters) Eval() {
 			continue
 		}
 		gi := int(res.VPN-c.baseVPN) / groupPages
+		if c.notified.At(gi).Q() != 0 {
+			continue // its promotion is pending: not counted
+		}
 		k := 0
 		for k < len(c.hitGroup) && c.hitGroup[k] != gi {
 			k++
@@ -168,16 +188,28 @@ func (c *Counters) Eval() {
 			c.hitGroup = append(c.hitGroup, gi)
 			c.hitCount = append(c.hitCount, c.groups.At(gi).Q())
 		}
-		n := min(c.hitCount[k]+1, c.threshold)
-		if n == c.threshold && !raise {
+		if c.hitCount[k] == c.threshold {
+			continue // raised by an earlier hit this cycle
+		}
+		n := c.hitCount[k] + 1
+		if n == c.threshold && raise {
+			n-- // another promotion is offered: the next hit raises
+		}
+		if n == c.threshold {
 			raise = true
 			c.raised.Set(ptw.Walk{VPN: res.VPN, Requester: res.Requester, Write: res.Write}.Pack())
-			n = 0
+			c.notified.At(gi).Set(1)
 		}
 		c.hitCount[k] = n
 	}
+	clear := -1
+	if c.threshold > 0 && c.Clear.Fire() {
+		clear = int(c.Clear.Bits.Get().VPN-c.baseVPN) / groupPages
+		c.notified.At(clear).Set(0)
+		c.groups.At(clear).Set(0)
+	}
 	for k, gi := range c.hitGroup {
-		if g := c.groups.At(gi); c.hitCount[k] != g.Q() {
+		if g := c.groups.At(gi); gi != clear && c.hitCount[k] != g.Q() {
 			g.Set(c.hitCount[k])
 		}
 	}

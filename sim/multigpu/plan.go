@@ -144,7 +144,9 @@ func (pn *planner) build(pl *plan, f Fault, s pte.Scheme) {
 		pn.own(pl, f, s, !cold, false)
 	case pn.policy.Prefetch && f.Kind == LocalFault && s == pte.SchemeOnTouch:
 		pn.ownPrefetching(pl, f, s)
-	case f.Kind == Promotion, s == pte.SchemeOnTouch:
+	case f.Kind == Promotion:
+		pn.ownBatch(pl, f, s, pn.promotionBatch(f.GPU, f.Page))
+	case s == pte.SchemeOnTouch:
 		pn.own(pl, f, s, false, true)
 	case s == pte.SchemeDuplication && !f.Write:
 		pn.replicate(pl, f, s)
@@ -379,4 +381,36 @@ func (pn *planner) install(pl *plan, f Fault, vpn uint64) {
 		a.pte[f.GPU] = o.pte[f.GPU]
 		pl.add(a)
 	}
+}
+
+// promotionBatch fills pn.batch with the pages that a promotion of page i
+// to GPU g moves with it, ascending, i excluded: every other page of its
+// 64 KB group (the access counters' granularity, groupPages from baseVPN
+// as Counters counts) whose only copy is at page i's owner and whose
+// scheme is access-counter migration. The counter counts the group, not
+// the page (GRIT II-B2 step 3), and NVIDIA's driver services a
+// notification of a 64 KB counter by migrating the whole 64 KB region
+// resident where the notified page is (NVIDIA/open-gpu-kernel-modules
+// kernel-open/nvidia-uvm/uvm_gpu_access_counters.c,
+// service_phys_notification: at 64 KB granularity the sub-granularity
+// mask is the whole region; service_phys_notification_translation takes
+// the reverse mappings of the region at the resident GPU, and
+// service_phys_single_va_block migrates all of them). Like a prefetch
+// batch, it takes at most half of the GPU's frames, the faulting page
+// included.
+func (pn *planner) promotionBatch(g, i int) []int {
+	t := pn.t
+	pn.batch = pn.batch[:0]
+	owner := t.Page(i).Owner
+	if owner < 0 || int(owner) == g {
+		return pn.batch
+	}
+	first := i - i%groupPages
+	for j := first; j < min(first+groupPages, t.pages); j++ {
+		if p := t.Page(j); j != i && p.Holders == 1<<owner && p.Scheme == pte.SchemeAccessCounter {
+			pn.batch = append(pn.batch, j)
+		}
+	}
+	pn.batch = pn.batch[:max(min(len(pn.batch), t.frames/2-1), 0)]
+	return pn.batch
 }

@@ -83,6 +83,16 @@ func (pn *planner) ownPrefetching(pl *plan, f Fault, s pte.Scheme) {
 	if !pn.t.Page(f.Page).Has(f.GPU) {
 		batch = pn.prefetchBatch(f.GPU, f.Page)
 	}
+	pn.ownBatch(pl, f, s, batch)
+	pl.prefetched += uint64(len(batch))
+}
+
+// ownBatch makes GPU f.GPU the only, writable holder of page f.Page and
+// of every page of batch (ascending, f.Page excluded) in one plan: every
+// other copy and remote mapping of each page is invalidated first, the
+// copies are booked back to back on their links, the batch's PTEs are
+// written, then the faulting page's, and its walk (if any) is answered.
+func (pn *planner) ownBatch(pl *plan, f Fault, s pte.Scheme, batch []int) {
 	if len(batch) == 0 {
 		pn.own(pl, f, s, false, true)
 		return
@@ -143,6 +153,5 @@ func (pn *planner) ownPrefetching(pl *plan, f Fault, s pte.Scheme) {
 		o.pte[g] = pn.localPTE(j, g)
 		pl.add(o)
 	}
-	pl.prefetched += uint64(len(batch))
 	pn.install(pl, f, pn.baseVPN+uint64(f.Page))
 }

@@ -95,7 +95,7 @@ var Describe = map[string]string{
 	"ot-prefetch":      "on-touch migration with the tree-based neighborhood prefetcher: a fault also brings its 64 KB block and the blocks the >50% rule fills in its 2 MB region, by the requester's occupancy (GRIT VI-E, Fig. 30)",
 	"first-touch":      "first-touch: a page stays at its first GPU, later requesters map it remotely and read its lines over NVLink (GRIT VI-D)",
 	"ideal":            "GRIT's ideal: only a page's first, cold fault costs; every later access is local and writes cost nothing (GRIT I)",
-	"ac":               "access-counter migration: remote mapping first, remote accesses counted per 64 KB group, migration at the threshold after an invalidation broadcast (GRIT II-B2)",
+	"ac":               "access-counter migration: remote mapping first, remote accesses counted per 64 KB group, the group's pages at the owner migrate at the threshold after an invalidation broadcast (GRIT II-B2)",
 	"dup":              "duplication: a read fault makes a read-only replica, a store's protection fault collapses every other replica (GRIT II-B3)",
 	GritPrefetchPolicy: "GRIT with the tree-based neighborhood prefetcher on the faults it serves by on-touch migration (GRIT VI-E, Fig. 30)",
 	GritPolicy:         "GRIT: every page starts on-touch; at grit.threshold faults the driver decides duplication (read only) or access-counter (written) and predicts the page's neighbours (GRIT V)",

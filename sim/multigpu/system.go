@@ -123,6 +123,7 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 		ports.Migrated = append(ports.Migrated, gp.Router.Migrated)
 		ports.Update = append(ports.Update, gp.GMMU.Update)
 		ports.Promote = append(ports.Promote, gp.Counters.Promote)
+		ports.Clear = append(ports.Clear, gp.Counters.Clear)
 		var inv, ack []*rtl.Decoupled[tlb.Invalidate]
 		for _, t := range gp.TLBs {
 			inv = append(inv, t.Inval)

@@ -3,8 +3,10 @@ package workload
 // grit-fir: Hetero-Mark FIR as MGPUSim ships it
 // (amd/benchmarks/heteromark/fir). The host allocates history (numTaps
 // floats), input and output (Length floats each) and a coefficient array
-// (fir.go:142-149, 166-170; MGPUSim gives each GPU its own copy of the 16
-// coefficients, the model one shared copy) and launches FIR once over Length
+// (fir.go:142-149, 166-175: a copy of the 16 coefficients per GPU the
+// benchmark is given; one, shared by every GPU, in MGPUSim's unified-GPU
+// mode, which spreads one kernel's blocks over the GPUs as GRIT III-B does:
+// samples/runner/runner.go:112-124) and launches FIR once over Length
 // work-items in groups of 256 (fir.go:179-215). Thread tid (kernels.cl:33-49)
 // runs num_tap = 16 iterations i, each reading coeff[i] (the same word in
 // every lane) and input[tid-i], or history[num_tap-(i-tid)] for the first

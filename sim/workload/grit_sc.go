@@ -3,8 +3,10 @@ package workload
 // grit-sc: AMD APP SDK SimpleConvolution as MGPUSim ships it
 // (amd/benchmarks/amdappsdk/simpleconvolution). The host allocates the
 // padded input ((Width+maskSize-1) x (Height+maskSize-1) uints), the output
-// (Width x Height ints) and the mask (simpleconvolution.go:131-174; MGPUSim
-// gives each GPU its own mask, the model one shared copy) and launches
+// (Width x Height ints) and the mask (simpleconvolution.go:131-176: a mask
+// per GPU the benchmark is given; one, shared by every GPU, in MGPUSim's
+// unified-GPU mode, which spreads one kernel's blocks over the GPUs as GRIT
+// III-B does: samples/runner/runner.go:112-124) and launches
 // simpleNonSeparableConvolution over every padded element in groups of 64
 // (simpleconvolution.go:231-243). Thread tid (SimpleConvolution_Kernels.cl:
 // 38-79) is pixel (x, y) = (tid % Width, tid / Width); threads with
