@@ -35,6 +35,10 @@ type Base struct {
 	readTime   bool
 	sleepAsked bool
 	sleepUntil uint64
+	// driveTime is set while the block's last Drive read the time: its
+	// outputs may then change without a register write, and it is driven
+	// every cycle it is awake.
+	driveTime bool
 	// holdUntil keeps the block awake until an in-flight SRAM read lands.
 	holdUntil uint64
 
@@ -79,7 +83,11 @@ func (b *Base) Sim() *Sim { return b.sim }
 // depend on it and is not put to sleep automatically in that cycle; it may
 // call SleepUntil instead.
 func (b *Base) Now() uint64 {
-	b.readTime = true
+	if b.sim.phase == phaseDrive {
+		b.driveTime = true
+	} else {
+		b.readTime = true
+	}
 	return b.sim.cycle
 }
 
