@@ -46,7 +46,7 @@ type Base struct {
 	// cycle, which the block commits at the clock edge (commit.go);
 	// banks are the chunks of its scalar registers by type (each a
 	// *regBank[T]).
-	dirty   []dirtyReg
+	dirty   dirtyLists
 	pending []committer
 	banks   []any
 
@@ -55,14 +55,13 @@ type Base struct {
 
 // written reports whether the block wrote a register or an SRAM in this
 // cycle.
-func (b *Base) written() bool { return len(b.dirty) != 0 || len(b.pending) != 0 }
+func (b *Base) written() bool { return b.dirty.n != 0 || len(b.pending) != 0 }
 
 // commit makes this cycle's register and SRAM writes take effect and
 // returns the number of write-backs. A block that wrote state is active.
 func (b *Base) commit() uint64 {
-	n := uint64(len(b.dirty))
+	n := uint64(b.dirty.n)
 	b.commitRegs()
-	b.dirty = b.dirty[:0]
 	for _, c := range b.pending {
 		n += c.commit()
 	}

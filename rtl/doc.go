@@ -45,9 +45,10 @@
 //
 // A block's scalar registers of one type are allocated in contiguous
 // chunks and a Vec's elements in one slice. A register's first write in a
-// cycle records its address in its block's dirty list; at the clock edge
-// each evaluated block walks that list once, copying D into Q whatever the
-// register's type (commit.go). Nothing is allocated per cycle.
+// cycle records its address in its block's dirty list for the size of its
+// value; at the clock edge each evaluated block walks its lists once,
+// copying D into Q with one load and store per register (commit.go).
+// Nothing is allocated per cycle.
 //
 // # Parallel evaluation
 //
