@@ -701,14 +701,15 @@ const (
 )
 
 // groupLook is what answer needs of a page-group, found in the
-// registers' current values: the in-use slot migrating it, else its frame
-// table entry and, unless that holds a frame, the in-use slot evicting it
-// (-1 for no slot).
+// registers' current values: the in-use slot migrating it with the slot's
+// landed pages and frame group, else its frame table entry and, unless
+// that holds a frame, the in-use slot evicting it (-1 for no slot).
 type groupLook struct {
-	g      uint64
-	slot   int
-	frame  uint64
-	victim int
+	g            uint64
+	slot         int
+	landed, pfgn uint64
+	frame        uint64
+	victim       int
 }
 
 // lookGroup finds page-group g's migration, frame and eviction.
@@ -717,7 +718,7 @@ func (u *Unit) lookGroup(g uint64) groupLook {
 	inUse := u.inUse()
 	for set := inUse; set != 0; set &= set - 1 {
 		if slot := bits.TrailingZeros64(set); u.vpgn.At(slot).Q() == g {
-			l.slot = slot
+			l.slot, l.landed, l.pfgn = slot, uint64(u.landed.At(slot).Q()), u.pfgn.At(slot).Q()
 			return l
 		}
 	}
@@ -741,8 +742,8 @@ func (u *Unit) answer(vpn uint64, l *groupLook) (pte.PTE, int) {
 	k := int(vpn % PagesPerGroup)
 	switch {
 	case l.slot >= 0:
-		if u.landed.At(l.slot).Q()&(1<<k) != 0 && !u.writer.LandingAt(vpn) {
-			return pte.Local(LocalFrame(u.pfgn.At(l.slot).Q(), k)), answerLocal
+		if l.landed&(1<<k) != 0 && !u.writer.LandingAt(vpn) {
+			return pte.Local(LocalFrame(l.pfgn, k)), answerLocal
 		}
 	case l.frame>>32 != 0:
 		return pte.Local(LocalFrame(l.frame&(1<<32-1), k)), answerLocal
