@@ -197,9 +197,10 @@ func (c *Caches) Drive() {
 
 // answer is the warp SM i is offered at now, or -1.
 func (c *Caches) answer(i int, now uint64) int {
+	due, base := c.due, i*c.cfg.Warps
 	for d := c.done.At(i).Q(); d != 0; d &= d - 1 {
 		w := bits.TrailingZeros64(d)
-		if c.due.At(i*c.cfg.Warps+w).Q() <= now {
+		if due.At(base+w).Q() <= now {
 			return w
 		}
 	}
