@@ -35,6 +35,10 @@ type Base struct {
 	readTime   bool
 	sleepAsked bool
 	sleepUntil uint64
+	// driveTime is set while the block's last Drive read the time: its
+	// outputs may then change without a register write, and it is driven
+	// every cycle it is awake.
+	driveTime bool
 	// holdUntil keeps the block awake until an in-flight SRAM read lands.
 	holdUntil uint64
 
@@ -42,7 +46,7 @@ type Base struct {
 	// cycle, which the block commits at the clock edge (commit.go);
 	// banks are the chunks of its scalar registers by type (each a
 	// *regBank[T]).
-	dirty   []dirtyReg
+	dirty   dirtyLists
 	pending []committer
 	banks   []any
 
@@ -51,14 +55,13 @@ type Base struct {
 
 // written reports whether the block wrote a register or an SRAM in this
 // cycle.
-func (b *Base) written() bool { return len(b.dirty) != 0 || len(b.pending) != 0 }
+func (b *Base) written() bool { return b.dirty.n != 0 || len(b.pending) != 0 }
 
 // commit makes this cycle's register and SRAM writes take effect and
 // returns the number of write-backs. A block that wrote state is active.
 func (b *Base) commit() uint64 {
-	n := uint64(len(b.dirty))
+	n := uint64(b.dirty.n)
 	b.commitRegs()
-	b.dirty = b.dirty[:0]
 	for _, c := range b.pending {
 		n += c.commit()
 	}
@@ -79,7 +82,11 @@ func (b *Base) Sim() *Sim { return b.sim }
 // depend on it and is not put to sleep automatically in that cycle; it may
 // call SleepUntil instead.
 func (b *Base) Now() uint64 {
-	b.readTime = true
+	if b.sim.phase == phaseDrive {
+		b.driveTime = true
+	} else {
+		b.readTime = true
+	}
 	return b.sim.cycle
 }
 

@@ -59,6 +59,13 @@ func TestCheckedModeCatchesModelingErrors(t *testing.T) {
 			a, b := newFaulty(s, "a"), newFaulty(s, "b")
 			b.eval = func() { _ = a.r.Q() }
 		}, "register a.r read by block b"},
+		{"drive from state other than registers", func(s *rtl.Sim) {
+			w := rtl.NewWire[uint8](s, "w", 4)
+			a := newFaulty(s, "a")
+			n := uint8(0) // a Go variable, not a register
+			a.eval = func() { n++ }
+			a.drive = func() { w.Set(n) }
+		}, "block a changed wire w in its Drive in cycle 1 though none of its registers changed"},
 		{"value wider than register", func(s *rtl.Sim) {
 			a := newFaulty(s, "a")
 			a.eval = func() { a.r.Set(16) }

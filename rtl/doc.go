@@ -18,6 +18,13 @@
 // commit, the order in which blocks are driven or evaluated cannot change any
 // result; the test suite proves it by shuffling the order (Sim.Shuffle).
 //
+// A Drive that would repeat the last one is skipped: a block whose
+// registers and SRAMs took no write since its last Drive, whose SRAM reads
+// land later, and whose last Drive did not read the time (Base.Now, as a
+// delay line's head does) would set the same values again. Checked mode
+// runs such a Drive anyway and reports a modeling error if it changes a
+// wire, which catches a Drive that reads state other than registers.
+//
 // After Reset and after every Step the Drive phase of the next cycle has
 // already run, so a testbench sees the current cycle's outputs, sets the
 // inputs for that cycle, and calls Step to evaluate and commit it. This is
@@ -38,9 +45,10 @@
 //
 // A block's scalar registers of one type are allocated in contiguous
 // chunks and a Vec's elements in one slice. A register's first write in a
-// cycle records its address in its block's dirty list; at the clock edge
-// each evaluated block walks that list once, copying D into Q whatever the
-// register's type (commit.go). Nothing is allocated per cycle.
+// cycle records its address in its block's dirty list for the size of its
+// value; at the clock edge each evaluated block walks its lists once,
+// copying D into Q with one load and store per register (commit.go).
+// Nothing is allocated per cycle.
 //
 // # Parallel evaluation
 //
@@ -54,5 +62,6 @@
 // With Options.Checked the kernel reports, as the error returned by Step, Run
 // and RunUntil: a register written twice in one cycle, a register written
 // outside Eval, a wire driven by two different blocks, a wire driven in Eval,
-// and a wire read during Drive (an output that is not Moore).
+// a wire read during Drive (an output that is not Moore), and a Drive that
+// changes a wire though the block's registers did not change.
 package rtl

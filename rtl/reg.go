@@ -167,16 +167,39 @@ func (r *Reg[T]) Set(v T) {
 }
 
 // note checks a write in checked mode and records the register's first
-// write of the cycle; it is out of line so that Set inlines.
+// write of the cycle on its owner's dirty list for the size of T (a
+// constant of the register's type, so the choice of list folds away); it
+// is out of line so that Set inlines. A write outside Eval (a modeling
+// error that checked mode reports) still commits at the next clock edge,
+// as every write does, though its owner may sleep.
 //
 //go:noinline
 func (r *Reg[T]) note(v T) {
 	if r.checked {
 		r.checkSet(v)
 	}
-	if !r.dirty {
-		r.dirty = true
-		r.owner.mark(unsafe.Pointer(r), unsafe.Sizeof(r.q), unsafe.Alignof(r.q))
+	if r.dirty {
+		return
+	}
+	r.dirty = true
+	b := r.owner
+	d := &b.dirty
+	if d.n == 0 && len(b.pending) == 0 {
+		b.firstWrite()
+	}
+	d.n++
+	p := unsafe.Pointer(r)
+	switch size, align := unsafe.Sizeof(r.q), unsafe.Alignof(r.q); {
+	case size == 8 && align == 8:
+		d.w8 = append(d.w8, p)
+	case size == 4 && align == 4:
+		d.w4 = append(d.w4, p)
+	case size == 1:
+		d.w1 = append(d.w1, p)
+	case size == 2 && align == 2:
+		d.w2 = append(d.w2, p)
+	default:
+		d.wide = append(d.wide, dirtyReg{p, size})
 	}
 }
 

@@ -70,6 +70,10 @@ type Sim struct {
 	phase phase
 	cur   *Base
 	err   error
+	// In checked mode, the number of wire changes so far and the last
+	// wire changed (see driveStale).
+	wireChanges uint64
+	lastChanged string
 
 	par      *evalPool // helpers of a parallel Eval phase, nil when serial
 	evalList []*Base   // the blocks of a parallel Eval phase
@@ -161,7 +165,7 @@ func (s *Sim) Reset() {
 	s.soonest = Never
 	for _, b := range s.blocks {
 		b.asleep, b.wakeAt, b.holdUntil = false, Never, 0
-		b.wrote, b.readTime, b.sleepAsked = true, false, false
+		b.wrote, b.readTime, b.sleepAsked, b.driveTime = true, false, false, false
 	}
 	s.index()
 	s.drive()
@@ -315,16 +319,41 @@ func (s *Sim) drive() {
 			bit := set & -set
 			done |= bit - 1 | bit
 			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+			// Outputs follow registers and landed SRAM reads only: a block
+			// that committed nothing since its last Drive and has no read
+			// landing now would drive the same values again.
+			stale := !b.wrote && !b.driveTime && b.holdUntil < s.cycle
 			if b.asleep {
 				b.wrote = false
 			}
+			if stale {
+				if s.checked {
+					s.driveStale(b)
+				}
+				continue
+			}
 			s.cur = b
+			b.driveTime = false
 			b.self.Drive()
 		}
 		s.driveSet[wi] = 0
 	}
 	s.cur = nil
 	s.phase = phaseIdle
+}
+
+// driveStale runs, in checked mode, the Drive that the fast kernel skips
+// for a block whose registers did not change since its last Drive, and
+// reports a modeling error if it changes a wire: such a Drive reads
+// something other than the block's registers.
+func (s *Sim) driveStale(b *Base) {
+	before := s.wireChanges
+	s.cur = b
+	b.self.Drive()
+	b.driveTime = false
+	if s.wireChanges != before && s.err == nil {
+		s.fail(fmt.Errorf("block %s changed wire %s in its Drive in cycle %d though none of its registers changed since its last Drive: outputs must depend only on registers", b.path, s.lastChanged, s.cycle))
+	}
 }
 
 // wakeDue wakes the blocks whose timed sleep ends by now and recomputes

@@ -79,6 +79,10 @@ func (w *Wire[T]) set(v T) {
 	}
 	if w.v != v {
 		w.v = v
+		if w.checked {
+			w.sim.wireChanges++
+			w.sim.lastChanged = w.name
+		}
 		w.wakeSinks()
 		// Only a one-bit wire has taps: a change flips its bit.
 		for _, t := range w.taps {

@@ -653,6 +653,10 @@ func (u *Unit) evalReply(waiting uint32, free *uint64) (uint32, bool) {
 	}
 	offer := false
 	canStart := !u.Remote.Fire() && *free == u.freeMask.Q() && *free != 0
+	// Waiting requests crowd on few page-groups: the search looks each
+	// group up once (the registers do not change within the cycle).
+	var looks [8]groupLook
+	var looked uint8
 search:
 	for wi := range u.reqValid.Words() {
 		for set := u.reqValid.Word(wi); set != 0; set &= set - 1 {
@@ -661,7 +665,13 @@ search:
 				continue
 			}
 			w := u.reqWalk.At(i).Q()
-			e, st := u.answer(w.VPN)
+			g := w.VPN / PagesPerGroup
+			l := &looks[g%uint64(len(looks))]
+			if bit := uint8(1) << (g % uint64(len(looks))); looked&bit == 0 || l.g != g {
+				*l = u.lookGroup(g)
+				looked |= bit
+			}
+			e, st := u.answer(w.VPN, l)
 			switch {
 			case st == answerLocal:
 				u.repIndex.Set(uint32(i))
@@ -690,31 +700,55 @@ const (
 	answerRestart        // its page-group was evicted meanwhile: migrate it again
 )
 
-// answer says what a waiting request for vpn gets now: the local PTE once
-// its page's PTE is written, or, once the eviction of its page-group is
-// over and no new migration of it has started, the remote PTE it must be
-// migrated again from.
-func (u *Unit) answer(vpn uint64) (pte.PTE, int) {
-	g, k := vpn/PagesPerGroup, int(vpn%PagesPerGroup)
+// groupLook is what answer needs of a page-group, found in the
+// registers' current values: the in-use slot migrating it with the slot's
+// landed pages and frame group, else its frame table entry and, unless
+// that holds a frame, the in-use slot evicting it (-1 for no slot).
+type groupLook struct {
+	g            uint64
+	slot         int
+	landed, pfgn uint64
+	frame        uint64
+	victim       int
+}
+
+// lookGroup finds page-group g's migration, frame and eviction.
+func (u *Unit) lookGroup(g uint64) groupLook {
+	l := groupLook{g: g, slot: -1, victim: -1}
 	inUse := u.inUse()
 	for set := inUse; set != 0; set &= set - 1 {
 		if slot := bits.TrailingZeros64(set); u.vpgn.At(slot).Q() == g {
-			if u.landed.At(slot).Q()&(1<<k) != 0 && !u.writer.LandingAt(vpn) {
-				return pte.Local(LocalFrame(u.pfgn.At(slot).Q(), k)), answerLocal
-			}
-			return 0, answerWait
+			l.slot, l.landed, l.pfgn = slot, uint64(u.landed.At(slot).Q()), u.pfgn.At(slot).Q()
+			return l
 		}
 	}
-	if e := u.frameOf.At(int(g - u.cfg.FirstGroup)).Q(); e>>32 != 0 {
-		return pte.Local(LocalFrame(e&(1<<32-1), k)), answerLocal
+	if l.frame = u.frameOf.At(int(g - u.cfg.FirstGroup)).Q(); l.frame>>32 != 0 {
+		return l
 	}
 	for set := inUse; set != 0; set &= set - 1 {
 		if slot := bits.TrailingZeros64(set); u.swap.At(slot).Q() != 0 && u.victim.At(slot).Q() == g {
-			if u.evicted.At(slot).Q() != 0 {
-				return pte.Remote(LocalFrame(u.hostFG.At(slot).Q(), k)), answerRestart
-			}
-			return 0, answerWait
+			l.victim = slot
+			return l
 		}
+	}
+	return l
+}
+
+// answer says what a waiting request for vpn, in page-group l, gets now:
+// the local PTE once its page's PTE is written, or, once the eviction of
+// its page-group is over and no new migration of it has started, the
+// remote PTE it must be migrated again from.
+func (u *Unit) answer(vpn uint64, l *groupLook) (pte.PTE, int) {
+	k := int(vpn % PagesPerGroup)
+	switch {
+	case l.slot >= 0:
+		if l.landed&(1<<k) != 0 && !u.writer.LandingAt(vpn) {
+			return pte.Local(LocalFrame(l.pfgn, k)), answerLocal
+		}
+	case l.frame>>32 != 0:
+		return pte.Local(LocalFrame(l.frame&(1<<32-1), k)), answerLocal
+	case l.victim >= 0 && u.evicted.At(l.victim).Q() != 0:
+		return pte.Remote(LocalFrame(u.hostFG.At(l.victim).Q(), k)), answerRestart
 	}
 	return 0, answerWait
 }

@@ -96,9 +96,16 @@ type Caches struct {
 	// cycle and written to the registers at its end.
 	// doneNew and busyNew hold the SMs' and slices' next values once
 	// loaded (doneLoaded, busyLoaded), on first use in the cycle.
-	active                   bool
-	claim                    []int
-	popIn, popMiss, pushMiss uint64 // by SM
+	active bool
+	claim  []int // by slice, for the slices in claims
+	// pipeBusy is a superset of the slices whose second stage holds an
+	// access (cache.Tags.Busy, the source of truth, is checked for each):
+	// the slices that accepted one in the last Eval. The caches stay awake
+	// while a stage is busy, so an access never waits unseen. l2Busy is the
+	// slices found busy in this cycle.
+	pipeBusy, l2Busy         uint64
+	invalLine                [64]uint64 // by slice, for the slices given an invalidation
+	popIn, popMiss, pushMiss uint64     // by SM
 	missReq                  []LineReq
 	doneNew, busyNew, dueNew []uint64
 	doneLoaded, busyLoaded   uint64
@@ -190,9 +197,10 @@ func (c *Caches) Drive() {
 
 // answer is the warp SM i is offered at now, or -1.
 func (c *Caches) answer(i int, now uint64) int {
+	due, base := c.due, i*c.cfg.Warps
 	for d := c.done.At(i).Q(); d != 0; d &= d - 1 {
 		w := bits.TrailingZeros64(d)
-		if c.due.At(i*c.cfg.Warps+w).Q() <= now {
+		if due.At(base+w).Q() <= now {
 			return w
 		}
 	}
@@ -223,8 +231,8 @@ func (c *Caches) Eval() {
 	invalidating := c.pages.Len() > 0
 	var page uint64
 	l2Pos, l1Pos := int(c.l2Pos.Q()), int(c.l1Pos.Q())
-	var inval [64]bool
-	var invalLine [64]uint64
+	var inval uint64 // slices given an invalidation this cycle
+	invalLine := &c.invalLine
 	issuedTo := l2Pos
 	if invalidating {
 		c.active = true
@@ -232,10 +240,11 @@ func (c *Caches) Eval() {
 		for ; issuedTo < c.linesPerPage; issuedTo++ {
 			line := page*uint64(c.linesPerPage) + uint64(issuedTo)
 			s := int(line % uint64(c.cfg.Slices))
-			if inval[s] {
+			if inval&(1<<s) != 0 {
 				break
 			}
-			inval[s], invalLine[s] = true, line/uint64(c.cfg.Slices)
+			inval |= 1 << s
+			invalLine[s] = line / uint64(c.cfg.Slices)
 		}
 	}
 
@@ -244,9 +253,7 @@ func (c *Caches) Eval() {
 	// Each slice: an invalidation first, else the first claim from the
 	// rotating priority: an SM's forwarded L1 miss, else its FIFO head
 	// (its writes only, when the L1s take the reads).
-	for s := range c.claim {
-		c.claim[s] = -1
-	}
+	claims := uint64(0) // the slices with an entry in claim
 	// The SMs with a line queued, in rotating order from start.
 	start := int(c.rr.Q())
 	claimed := false
@@ -259,22 +266,36 @@ func (c *Caches) Eval() {
 			if !ok {
 				continue
 			}
-			if s := int(h.Line % uint64(c.cfg.Slices)); !inval[s] && c.claim[s] < 0 {
+			if s := int(h.Line % uint64(c.cfg.Slices)); (inval|claims)&(1<<s) == 0 {
 				c.claim[s] = i
+				claims |= 1 << s
 				claimed = true
 			}
 		}
 	}
-	for s, t := range c.l2 {
-		if !inval[s] && c.claim[s] < 0 && !t.Busy() {
+	// Only a slice given an access or holding one in its second stage
+	// (pipeBusy) steps; in slice order.
+	c.l2Busy = 0
+	accepts := uint64(0)
+	for set := inval | claims | c.pipeBusy; set != 0; set &= set - 1 {
+		s := bits.TrailingZeros64(set)
+		t := c.l2[s]
+		busy := t.Busy()
+		if busy {
+			c.l2Busy |= 1 << s
+		}
+		if (inval|claims)&(1<<s) == 0 && !busy {
 			continue // Step would neither resolve nor accept an access
 		}
 		var a cache.Access
 		var in *cache.Access
-		i := c.claim[s]
+		i := -1
+		if claims&(1<<s) != 0 {
+			i = c.claim[s]
+		}
 		var h LineReq
 		switch {
-		case inval[s]:
+		case inval&(1<<s) != 0:
 			a = cache.Access{Line: invalLine[s], Kind: cache.Invalidate}
 			in = &a
 		case i >= 0:
@@ -288,9 +309,10 @@ func (c *Caches) Eval() {
 		r, resolved, accepted := t.Step(now, in, func(missing uint8) uint64 { return c.fetch(s, now, bits.OnesCount8(missing)) })
 		if accepted {
 			c.active = true
+			accepts |= 1 << s
 			switch {
-			case inval[s]:
-				inval[s] = false
+			case inval&(1<<s) != 0:
+				inval &^= 1 << s
 			case c.l1 != nil && c.missQ[i].Len() > 0:
 				c.popMiss |= 1 << i
 			default:
@@ -310,13 +332,14 @@ func (c *Caches) Eval() {
 			}
 		}
 	}
+	c.pipeBusy = accepts
 	if claimed {
 		c.rr.Set(uint32((start + 1) % len(c.in)))
 	}
 	if invalidating {
 		// The slices took the head page's lines up to the first refused one.
 		for p := l2Pos; p < issuedTo; p++ {
-			if inval[int((page*uint64(c.linesPerPage)+uint64(p))%uint64(c.cfg.Slices))] {
+			if inval&(1<<((page*uint64(c.linesPerPage)+uint64(p))%uint64(c.cfg.Slices))) != 0 {
 				issuedTo = p
 				break
 			}
@@ -447,10 +470,8 @@ func (c *Caches) evalL1(now uint64, invalidating bool, page uint64, l1Pos *int) 
 }
 
 func (c *Caches) busyPipelines() bool {
-	for _, t := range c.l2 {
-		if t.Busy() {
-			return true
-		}
+	if c.l2Busy != 0 {
+		return true
 	}
 	for i, t := range c.l1 {
 		if t.Busy() || c.missQ[i].Len() > 0 {

@@ -341,11 +341,6 @@ func (m *SM) Eval() {
 	head, tail := m.tqHead.Q(), m.tqTail.Q()
 	park, unpark := false, false // push onto and pop off the parked ring
 	var parking uint64
-	push := func(e uint64) {
-		m.tq.At(int(tail)).Set(e)
-		tail = m.wrap(tail + 1)
-		fill++
-	}
 
 	// Warps released by a response or a launch become eligible from the
 	// next cycle; only a finished compute instruction issues in the cycle
@@ -433,7 +428,7 @@ func (m *SM) Eval() {
 	}
 	if m.parked.Len() > 0 && !m.Frozen.Get() {
 		unpark = true
-		push(m.parked.Head())
+		tail, fill = m.push(tail, fill, m.parked.Head())
 		inflight--
 	}
 	m.parked.Update(park, parking, 0, unpark)
@@ -509,7 +504,7 @@ func (m *SM) Eval() {
 			// the walk to the policy and the access counters.
 			store := op.Kind == workload.OpStore
 			for _, p := range m.pages[:pages] {
-				push(tlb.Lookup{VPN: p, Requester: uint16(w), Write: store}.Pack())
+				tail, fill = m.push(tail, fill, tlb.Lookup{VPN: p, Requester: uint16(w), Write: store}.Pack())
 			}
 			m.pending.At(w).Set(uint8(pages))
 			m.lines.At(w).Set(uint8(lines))
@@ -666,6 +661,13 @@ func contains(s []uint64, v uint64) bool {
 		}
 	}
 	return false
+}
+
+// push writes lookup e at the translation queue's tail and returns the
+// tail and fill after it.
+func (m *SM) push(tail, fill uint32, e uint64) (uint32, uint32) {
+	m.tq.At(int(tail)).Set(e)
+	return m.wrap(tail + 1), fill + 1
 }
 
 func (m *SM) wrap(i uint32) uint32 {

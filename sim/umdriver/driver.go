@@ -487,19 +487,24 @@ func (d *Driver) Waiting() int { return int(d.waiting.Q()) }
 // State is the state machine's state, for reports.
 func (d *Driver) State() int { return int(d.fsm.Q()) }
 
+// pageState, isMapped and isRaised take a page number, never negative,
+// and divide it as unsigned: the searches call them for every entry.
 func (d *Driver) pageState(page int) int {
-	if d.managed[page/64]>>(page%64)&1 == 0 {
+	p := uint(page)
+	if d.managed[p/64]>>(p%64)&1 == 0 {
 		return pageFixed
 	}
-	return int(d.table.At(page/32).Q() >> (2 * (page % 32)) & 3)
+	return int(d.table.At(int(p/32)).Q() >> (2 * (p % 32)) & 3)
 }
 
 func (d *Driver) isMapped(page int) bool {
-	return d.zcMapped.At(page/64).Q()>>(page%64)&1 != 0
+	p := uint(page)
+	return d.zcMapped.At(int(p/64)).Q()>>(p%64)&1 != 0
 }
 
 func (d *Driver) isRaised(page int) bool {
-	return d.raised.At(page/64).Q()>>(page%64)&1 != 0
+	p := uint(page)
+	return d.raised.At(int(p/64)).Q()>>(p%64)&1 != 0
 }
 
 // shooting reports a state in which Drive may offer a shootdown (the
