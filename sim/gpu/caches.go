@@ -479,10 +479,16 @@ func (c *Caches) evalFlush(now uint64) bool {
 			c.active = true
 		}
 	case flushDrain:
-		if c.queued.Q() != 0 || c.pages.Len() > 0 || c.busyPipelines() {
+		// queued covers the L1 miss queues.
+		if c.queued.Q() != 0 || c.pages.Len() > 0 {
 			return false
 		}
 		for _, t := range c.l2 {
+			if t.Busy() {
+				return false
+			}
+		}
+		for _, t := range c.l1 {
 			if t.Busy() {
 				return false
 			}
