@@ -80,8 +80,9 @@ const (
 	// handling latency paid once per batch (doc.go, "The host driver").
 	FlowUVM Flow = iota
 	// FlowMGPUSim is MGPUSim's: one fault at a time with no software
-	// latency, every shootdown flushing the whole L1 TLBs of the GPUs it
-	// reaches (doc.go, "MGPUSim's flow").
+	// latency, every shootdown holding the SMs of the GPUs it reaches and
+	// flushing their whole L1 and L2 data caches (doc.go, "MGPUSim's
+	// flow").
 	FlowMGPUSim
 )
 
