@@ -812,6 +812,9 @@ func (d *Driver) Busy() []string {
 				if a := d.acks.At(g).Q(); a != 0 {
 					line += fmt.Sprintf("; gpu%d TLBs %#x not acknowledged", g, a)
 				}
+				if d.held != nil && d.held.Q()>>g&1 != 0 {
+					line += fmt.Sprintf("; gpu%d SMs held, its cache flush not answered", g)
+				}
 			}
 		}
 		lines = append(lines, line)
