@@ -44,6 +44,11 @@ const (
 	Write
 	// Invalidate removes the line; its dirty sectors are written back.
 	Invalidate
+	// Flush empties the set Line names (Line is the set index, below
+	// Sets): every valid way is removed and its dirty sectors written
+	// back, one set per access, so a whole-cache flush is Sets accesses
+	// through the same two-stage pipeline as any other.
+	Flush
 )
 
 // Access is one request to the tag array.
@@ -243,6 +248,21 @@ func (t *Tags) resolve(now uint64, fetch func(uint8) uint64) Result {
 		}
 	}
 	switch a.Kind {
+	case Flush:
+		lines := 0
+		for i := 0; i < n; i++ {
+			if w := way(word[i]); w.valid() != 0 {
+				r.WriteBack += bits.OnesCount8(w.dirty())
+				word[i] = uint64(makeWay(0, 0, 0, w.rank()))
+				lines++
+			}
+		}
+		if r.Hit = lines > 0; r.Hit {
+			t.count(t.invalidated, lines)
+			t.count(t.writeBacks, r.WriteBack)
+			t.tags.Write(1, set, word)
+		}
+		return r
 	case Invalidate:
 		if hitWay >= 0 {
 			w := way(word[hitWay])
@@ -344,7 +364,7 @@ func (t *Tags) count(r *rtl.Reg[uint64], n int) {
 // Stats are the array's activity counters.
 type Stats struct {
 	Hits, Misses uint64 // reads
-	Invalidated  uint64 // lines removed by Invalidate
+	Invalidated  uint64 // lines removed by Invalidate and Flush
 	WriteBacks   uint64 // dirty sectors written back
 	TagReads     uint64 // tag SRAM reads (one per access)
 	TagWrites    uint64 // tag SRAM writes

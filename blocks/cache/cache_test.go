@@ -219,3 +219,43 @@ func TestRandomAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+// TestFlushEmptiesTheSet: three lines of set 5 (lines 5, 69 and 133 with
+// 64 sets), two of them written (one and two dirty sectors), and a line
+// of set 6; a Flush of set 5 removes the three and writes back 1 + 2 = 3
+// sectors, leaves set 6 alone, and a later read of line 5 misses. Offered
+// back to back, an access to the set stage 2 holds waits a cycle:
+//
+//	line 5   read at 0, resolved at 1
+//	line 69  refused at 1 (set 5 in stage 2), read at 2, resolved at 3
+//	line 133 refused at 3, read at 4, resolved at 5
+//	line 6   read at 5, resolved at 6
+//	Flush 5  read at 6, resolved at 7
+//	line 5   refused at 7, read at 8, resolved at 9: a miss
+//	line 6   read at 9, resolved at 10: a hit
+func TestFlushEmptiesTheSet(t *testing.T) {
+	s, b := newBench(t, l2, []timed{
+		{0, Access{Line: 5, Sectors: 1, Kind: Read}},
+		{0, Access{Line: 69, Sectors: 1, Kind: Write}},
+		{0, Access{Line: 133, Sectors: 3, Kind: Write}},
+		{0, Access{Line: 6, Sectors: 1, Kind: Read}},
+		{0, Access{Line: 5, Kind: Flush}},
+		{0, Access{Line: 5, Sectors: 1, Kind: Read, ID: 1}},
+		{0, Access{Line: 6, Sectors: 1, Kind: Read, ID: 2}},
+	})
+	b.run(t, s, 20)
+	require.Len(t, b.results, 7)
+	var cycles []uint64
+	for _, r := range b.results {
+		cycles = append(cycles, r.cycle)
+	}
+	assert.Equal(t, []uint64{1, 3, 5, 6, 7, 9, 10}, cycles)
+	f := b.results[4].r
+	assert.Equal(t, Flush, f.Kind)
+	assert.True(t, f.Hit, "the set held lines")
+	assert.Equal(t, 3, f.WriteBack, "1 + 2 dirty sectors")
+	assert.False(t, b.results[5].r.Hit, "line 5 was flushed")
+	assert.True(t, b.results[6].r.Hit, "set 6 untouched")
+	assert.Equal(t, uint64(3), b.tags.Stats().Invalidated)
+	assert.Equal(t, uint64(3), b.tags.Stats().WriteBacks)
+}

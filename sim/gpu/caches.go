@@ -30,6 +30,9 @@ type CachesConfig struct {
 	// InvalidateDepth the pages waiting to leave the caches.
 	InputDepth      int
 	InvalidateDepth int
+	// Flushable gives the caches the Flush and Flushed ports: a
+	// whole-cache flush on request (Caches, "Flush").
+	Flushable bool
 }
 
 // Caches is the data path with the data caches of UVMMU Table I (SPEC 2),
@@ -55,12 +58,31 @@ type CachesConfig struct {
 // An L1 miss allocates the line with its fill due one L2 hit latency later:
 // an L1 hit on a line whose fill is behind an L2 miss is answered early (the
 // L1 is off in the reference configuration).
+//
+// # Flush
+//
+// With CachesConfig.Flushable, a request on Flush empties both levels, as
+// MGPUSim's command processor flushes and invalidates every line of a
+// GPU's L1 and L2 caches in a TLB shootdown (sarchlab/mgpusim
+// amd/timing/cp/ctrlMiddleware.go:192-240). The flush is a state machine
+// in four steps: drain (the caches keep taking the SMs' lines until every
+// input FIFO, L1 miss queue, tag pipeline and the unmapped-page queue is
+// empty), walk (the SMs' lines are refused; every L1 and L2 slice takes
+// one cache.Flush access per cycle, set 0 first, through its ordinary
+// two-stage tag pipeline, so the walk is max(L1 sets, L2 sets) cycles plus
+// one to resolve the last set), write-back (each set's dirty sectors go to
+// DRAM over their slice's channels as a victim's do, fetch; the flush
+// waits until every slice's channels have sent them) and done (Flushed
+// offered until taken).
 type Caches struct {
 	rtl.Base
 
 	Req   []*rtl.Decoupled[LineReq] // from the SMs
 	Resp  []*rtl.Decoupled[uint8]   // a load's warp, to the SMs
 	Unmap ptw.PTEPort[uint64]       // observed: page-table writes
+	// Flush requests a whole-cache flush; Flushed answers when it is
+	// over. Nil unless CachesConfig.Flushable.
+	Flush, Flushed *rtl.Decoupled[uint8]
 
 	reqValid *rtl.BitBus // the Req channels' Valid wires
 
@@ -82,6 +104,8 @@ type Caches struct {
 	bytes    *rtl.Reg[uint64]
 	unmapped *rtl.Reg[uint64] // pages that left GPU memory
 	errFull  *rtl.Reg[bool]
+	flushing *rtl.Reg[uint8]  // the flush's step (flushIdle..flushDone)
+	flushPos *rtl.Reg[uint32] // the next set the walk flushes
 	// Per-SM bit vectors that let Drive and Eval visit only the SMs with
 	// something to do: bit i of queued is set while SM i's input FIFO or
 	// L1 miss queue holds a line, of answered while done[i] is not zero;
@@ -112,6 +136,7 @@ type Caches struct {
 	leftNew                  []int
 	touched                  []int
 	bytesNew                 uint64
+	flushState               uint8 // the flush step's next value
 }
 
 // NewCaches connects to the SMs' line ports and observes unmap.
@@ -137,6 +162,14 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 	c.reqValid = rtl.ValidBus(s, path+".req_valid", c.Req)
 	s.Add(c, path)
 	b := &c.Base
+	if cfg.Flushable {
+		c.Flush = rtl.NewDecoupled[uint8](s, path+".flush", 1)
+		c.Flushed = rtl.NewDecoupled[uint8](s, path+".flushed", 1)
+		c.Flush.Consumer(b)
+		c.Flushed.Producer(b)
+	}
+	c.flushing = rtl.NewReg[uint8](b, "flush_state", 3, flushIdle)
+	c.flushPos = rtl.NewReg[uint32](b, "flush_set", 32, 0)
 	for i := range sms {
 		c.in = append(c.in, rtl.NewRingOf[LineReq](b, fmt.Sprintf("sm%d.in", i), cfg.InputDepth, LineReqWidth, false))
 		if cfg.L1Enabled {
@@ -186,14 +219,27 @@ func (c *Caches) Drive() {
 	now := c.Now()
 	for set := c.answered.Q() | c.redrive.Q(); set != 0; set &= set - 1 {
 		i := bits.TrailingZeros64(set)
-		c.Req[i].Ready.Set(!c.in[i].Full())
+		c.Req[i].Ready.Set(!c.in[i].Full() && c.flushing.Q() != flushWalk)
 		w := c.answer(i, now)
 		c.Resp[i].Valid.Set(w >= 0)
 		if w >= 0 {
 			c.Resp[i].Bits.Set(uint8(w))
 		}
 	}
+	if c.Flush != nil {
+		c.Flush.Ready.Set(c.flushing.Q() == flushIdle)
+		c.Flushed.Valid.Set(c.flushing.Q() == flushDone)
+	}
 }
+
+// The flush's steps (Caches, "Flush").
+const (
+	flushIdle uint8 = iota
+	flushDrain
+	flushWalk
+	flushWriteBack
+	flushDone
+)
 
 // answer is the warp SM i is offered at now, or -1.
 func (c *Caches) answer(i int, now uint64) int {
@@ -225,10 +271,17 @@ func (c *Caches) Eval() {
 	}
 	c.bytesNew = c.bytes.Q()
 	c.touched = c.touched[:0]
+	walking, redriveAll := c.Flush != nil && c.evalFlush(now), uint64(0)
+	if c.Flush != nil && c.flushing.Q() != c.flushState {
+		if c.flushing.Q() == flushWalk || c.flushState == flushWalk {
+			redriveAll = ^uint64(0) >> (64 - c.cfg.SMs) // Req's Ready changes
+		}
+		c.flushing.Set(c.flushState)
+	}
 
 	// Invalidations: the head page's lines in order, one per slice per
 	// cycle, and one per cycle into every L1.
-	invalidating := c.pages.Len() > 0
+	invalidating := c.pages.Len() > 0 && !walking
 	var page uint64
 	l2Pos, l1Pos := int(c.l2Pos.Q()), int(c.l1Pos.Q())
 	var inval uint64 // slices given an invalidation this cycle
@@ -248,7 +301,9 @@ func (c *Caches) Eval() {
 		}
 	}
 
-	c.evalL1(now, invalidating, page, &l1Pos)
+	if !walking {
+		c.evalL1(now, invalidating, page, &l1Pos)
+	}
 
 	// Each slice: an invalidation first, else the first claim from the
 	// rotating priority: an SM's forwarded L1 miss, else its FIFO head
@@ -259,7 +314,11 @@ func (c *Caches) Eval() {
 	claimed := false
 	queued := c.queued.Q()
 	below := uint64(1)<<start - 1
-	for _, part := range [2]uint64{queued &^ below, queued & below} {
+	claimable := queued
+	if walking {
+		claimable = 0 // the SMs' lines wait for the walk
+	}
+	for _, part := range [2]uint64{claimable &^ below, claimable & below} {
 		for ; part != 0; part &= part - 1 {
 			i := bits.TrailingZeros64(part)
 			h, ok := c.candidate(i)
@@ -397,11 +456,90 @@ func (c *Caches) Eval() {
 	update(c.l2Pos, uint8(l2Pos))
 	update(c.l1Pos, uint8(l1Pos))
 	answered := c.commitScratch()
-	update(c.redrive, fifoChanged|c.answered.Q()&^answered)
+	update(c.redrive, fifoChanged|c.answered.Q()&^answered|redriveAll)
 	if c.active || c.busyPipelines() {
 		return
 	}
 	c.SleepUntil(c.nextDue(now, answered))
+}
+
+// evalFlush runs the flush's state machine for the cycle, leaving its
+// next step in flushState, and reports whether the walk owns the tag
+// pipelines this cycle.
+func (c *Caches) evalFlush(now uint64) bool {
+	state := c.flushing.Q()
+	c.flushState = state
+	if state != flushIdle {
+		c.active = true
+	}
+	switch state {
+	case flushIdle:
+		if c.Flush.Fire() {
+			c.flushState = flushDrain
+			c.active = true
+		}
+	case flushDrain:
+		// queued covers the L1 miss queues.
+		if c.queued.Q() != 0 || c.pages.Len() > 0 {
+			return false
+		}
+		for _, t := range c.l2 {
+			if t.Busy() {
+				return false
+			}
+		}
+		for _, t := range c.l1 {
+			if t.Busy() {
+				return false
+			}
+		}
+		c.flushState = flushWalk
+		c.flushPos.Set(0)
+	case flushWalk:
+		pos := c.flushPos.Q()
+		offered := false
+		for s, t := range c.l2 {
+			offered = c.flushSet(t, now, pos, s) || offered
+		}
+		for _, t := range c.l1 {
+			offered = c.flushSet(t, now, pos, -1) || offered
+		}
+		if offered {
+			c.flushPos.Set(pos + 1)
+		} else {
+			c.flushState = flushWriteBack
+		}
+		return true
+	case flushWriteBack:
+		for s := range c.l2 {
+			if c.busy.At(s).Q() > now<<FixedPointBits {
+				return false
+			}
+		}
+		c.flushState = flushDone
+	case flushDone:
+		if c.Flushed.Fire() {
+			c.flushState = flushIdle
+		}
+	}
+	return false
+}
+
+// flushSet steps tag array t with the walk's set pos, if t has it, and
+// sends the dirty sectors of the set it resolves over slice s's channels
+// (s < 0: an L1, write-through). It reports whether pos was offered.
+func (c *Caches) flushSet(t *cache.Tags, now uint64, pos uint32, s int) bool {
+	var a cache.Access
+	var in *cache.Access
+	if int(pos) < t.Config().Sets {
+		a = cache.Access{Line: uint64(pos), Kind: cache.Flush}
+		in = &a
+	}
+	r, resolved, _ := t.Step(now, in, nil)
+	if resolved && r.WriteBack > 0 && s >= 0 {
+		c.fetch(s, now, r.WriteBack)
+	}
+	return in != nil
 }
 
 func b2u(b bool) uint32 {

@@ -179,6 +179,9 @@ type SMPorts struct {
 	// (SMConfig.RemoteLines).
 	RemoteReq  *rtl.Decoupled[RemoteReq]
 	RemoteResp *rtl.Decoupled[RemoteResp]
+	// Hold, observed, stops issue while high (a pipeline drain: the
+	// instructions in flight complete); nil for an SM never held.
+	Hold *rtl.Wire[bool]
 }
 
 // NewSMPorts makes an SM's wires under path; its TLB ports are the L1
@@ -291,6 +294,9 @@ func NewSM(s *rtl.Sim, path string, id int, cfg SMConfig, kernels []*workload.Ke
 	m.TLBReq.Producer(b)
 	m.TLBResp.Consumer(b)
 	b.Listen(m.Frozen)
+	if m.Hold != nil {
+		b.Listen(m.Hold)
+	}
 	m.WalkReq.Producer(b)
 	m.Replay.Consumer(b)
 	m.DataReq.Producer(b)
@@ -474,7 +480,7 @@ func (m *SM) Eval() {
 
 	// Issue. A memory instruction needs room for its worst case in the
 	// translation queue; without it the issue stage stalls.
-	stalled := int(fill+inflight)+maxPagesPerOp > m.cfg.TranslateQueue
+	stalled := int(fill+inflight)+maxPagesPerOp > m.cfg.TranslateQueue || (m.Hold != nil && m.Hold.Get())
 	if eligible != 0 && !stalled {
 		w := m.pick(eligible)
 		m.last.Set(uint8(w))

@@ -130,18 +130,24 @@ func TestBatchMergesFaultsOnOnePage(t *testing.T) {
 // end, and every access served.
 func TestRandomFlowsKeepInvariants(t *testing.T) {
 	flows := []struct {
-		flow  string
-		batch int
-	}{{"uvm", 256}, {"uvm", 3}, {"uvm", 1}, {"mgpusim", 256}}
+		flow   string
+		batch  int
+		caches bool // the grit preset's L1 and L2 data caches (the mgpusim shootdown flushes them)
+	}{{"uvm", 256, false}, {"uvm", 3, false}, {"uvm", 1, false}, {"mgpusim", 256, false}, {"mgpusim", 256, true}}
 	for _, pol := range []string{"ot", "ot-prefetch", "ac", "dup", "first-touch", "ideal", "grit"} {
 		for _, fl := range flows {
-			t.Run(fmt.Sprintf("%s/%s-%d", pol, fl.flow, fl.batch), func(t *testing.T) {
+			name := fmt.Sprintf("%s/%s-%d", pol, fl.flow, fl.batch)
+			if fl.caches {
+				name += "-caches"
+			}
+			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				cfg := directedConfig(t, pol)
 				cfg.MultiGPU.GPUs = 4
 				cfg.GPU.SMs = 2
 				cfg.MultiGPU.FaultFlow, cfg.MultiGPU.FaultBatch = fl.flow, fl.batch
 				cfg.MultiGPU.AccessThreshold = 8
+				cfg.Cache.L2, cfg.Cache.L1 = fl.caches, fl.caches
 				rng := rand.New(rand.NewPCG(14, 15))
 				wl := newPerBlock()
 				for range 8 {

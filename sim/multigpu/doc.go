@@ -180,12 +180,21 @@
 // (576-605), copies the page (607-649, 699-732) and restarts the GPUs
 // (734-805). Here that is: one request at a time with no latency
 // (fault_latency_us and fault_batch do not apply), the rest of the plan
-// as in the uvm flow. MGPUSim's shootdown also flushes the GPUs' CU
+// as in the uvm flow, and MGPUSim's shootdown: it drains the GPUs' CU
 // pipelines and flushes and invalidates every line of their L1 and L2
-// caches (amd/timing/cp/ctrlMiddleware.go:164-240; its TLB flush is of
-// the page alone, 280-291), as GRIT II-B1 describes; the model drops the
-// page's lines and TLB entries only, and leaves the SMs running, so this
-// flow is cheaper per migration than MGPUSim's.
+// caches before it flushes the page's TLB entries
+// (amd/timing/cp/ctrlMiddleware.go:164-240, the TLB flush 280-291), as
+// GRIT II-B1 describes. A shootdown step of this flow raises each
+// reached GPU's SM hold (gpu.SMPorts.Hold: no new issue, the instructions
+// in flight complete) and offers its caches a flush (gpu.Caches, "Flush":
+// the caches drain their queues, then walk every set of every L1 and L2
+// slice, one set per cycle per array through the tag pipeline, so
+// max(L1 sets, L2 sets) + 1 cycles, and wait for the dirty sectors to
+// leave over the slices' DRAM channels); the step ends when the page's
+// TLB entries are acknowledged and the flush has answered, and the hold
+// falls the cycle after the answer. The TLB shootdown runs alongside the
+// flush rather than after it, and MGPUSim's L1 instruction and scalar
+// caches, which the model does not have, are not flushed.
 //
 // # Schemes and the Decider interface
 //

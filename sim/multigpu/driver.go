@@ -22,8 +22,12 @@ type DriverPorts struct {
 	Clear    []*rtl.Decoupled[ptw.Walk]         // out: a served promotion's group counter is cleared; nil entries without counters
 	Inval    [][]*rtl.Decoupled[tlb.Invalidate] // out: per GPU, per SM: L1 TLB shootdowns
 	InvalAck [][]*rtl.Decoupled[tlb.Invalidate] // in: their acknowledgements
-	Host     *rtl.Decoupled[uint16]             // in: a host phase starts
-	HostDone *rtl.Decoupled[uint16]             // out: it is over
+	// Under FlowMGPUSim, per GPU: its caches' whole-cache flush request
+	// and answer (nil for a GPU without caches), and its SMs' issue hold.
+	Flush, Flushed []*rtl.Decoupled[uint8]
+	Hold           []*rtl.Wire[bool]
+	Host           *rtl.Decoupled[uint16] // in: a host phase starts
+	HostDone       *rtl.Decoupled[uint16] // out: it is over
 	// Channels are the directed links a page copy takes, each one
 	// direction of a blocks/pcie link (Channel; ChannelIndex numbers them).
 	Channels []Channel
@@ -76,8 +80,9 @@ const (
 	// handling latency paid once per batch (doc.go, "The host driver").
 	FlowUVM Flow = iota
 	// FlowMGPUSim is MGPUSim's: one fault at a time with no software
-	// latency, every shootdown flushing the whole L1 TLBs of the GPUs it
-	// reaches (doc.go, "MGPUSim's flow").
+	// latency, every shootdown holding the SMs of the GPUs it reaches and
+	// flushing their whole L1 and L2 data caches (doc.go, "MGPUSim's
+	// flow").
 	FlowMGPUSim
 )
 
@@ -185,6 +190,8 @@ type Driver struct {
 	acks        *rtl.Vec[uint64] // per GPU: TLBs whose acknowledgement is due
 	hostPending *rtl.Reg[bool]
 	hostPhase   *rtl.Reg[uint16]
+	flushReq    *rtl.Reg[uint16] // bit g: a cache flush is offered to GPU g (FlowMGPUSim)
+	held        *rtl.Reg[uint16] // bit g: GPU g's SMs are held until its flush is over
 }
 
 // NewDriver builds the driver under path over table t for policy p.
@@ -251,6 +258,19 @@ func NewDriver(s *rtl.Sim, path string, cfg DriverConfig, t *Table, p Policy, po
 			c.Out.Consumer(b)
 		}
 	}
+	if cfg.Flow == FlowMGPUSim {
+		if len(ports.Flush) != n || len(ports.Flushed) != n || len(ports.Hold) != n {
+			return nil, fmt.Errorf("multigpu: the mgpusim flow needs every GPU's flush and hold ports")
+		}
+		for g := range n {
+			if ports.Flush[g] != nil {
+				ports.Flush[g].Producer(b)
+				ports.Flushed[g].Consumer(b)
+			}
+		}
+		d.flushReq = rtl.NewReg[uint16](b, "flush_valid", n, 0)
+		d.held = rtl.NewReg[uint16](b, "held", n, 0)
+	}
 	d.hostPending = rtl.NewFlag(b, "host_pending", false)
 	d.hostPhase = rtl.NewReg[uint16](b, "host_phase", 16, 0)
 	ports.Host.Consumer(b)
@@ -288,6 +308,13 @@ func (d *Driver) Drive() {
 			d.Promote[g].Ready.Set(!d.promos[g].Full())
 			d.Clear[g].Valid.Set(d.clear.Q()>>g&1 != 0)
 			d.Clear[g].Bits.Set(ptw.Walk{VPN: d.clearVPN.At(g).Q()})
+		}
+		if d.held != nil {
+			d.Hold[g].Set(d.held.Q()>>g&1 != 0)
+			if d.Flush[g] != nil {
+				d.Flush[g].Valid.Set(d.flushReq.Q()>>g&1 != 0)
+				d.Flushed[g].Ready.Set(true)
+			}
 		}
 		write := cur != nil && cur.kind == opWrite && cur.mask>>g&1 != 0
 		u := d.Update[g]
@@ -677,9 +704,45 @@ func (d *Driver) shoot(o *op) bool {
 			d.acks.At(g).Set(all)
 			d.stats[g].Invalidations++
 		}
+		if d.held != nil {
+			// MGPUSim's shootdown drains the GPUs' CU pipelines and
+			// flushes and invalidates their whole L1 and L2 caches
+			// (amd/timing/cp/ctrlMiddleware.go:164-240): the SMs hold
+			// issue until their caches answer the flush.
+			d.held.Set(d.held.Q() | o.mask)
+			req := uint16(0)
+			for m := o.mask; m != 0; m &= m - 1 {
+				if d.Flush[trailing(m)] != nil {
+					req |= 1 << trailing(m)
+				}
+			}
+			d.flushReq.Set(d.flushReq.Q() | req)
+		}
 		return false
 	}
 	left := false
+	if d.held != nil {
+		req, held := d.flushReq.Q(), d.held.Q()
+		for m := o.mask; m != 0; m &= m - 1 {
+			g := trailing(m)
+			f := d.Flush[g]
+			if f == nil {
+				if d.acks.At(g).Q() == 0 {
+					held &^= 1 << g // no caches: the hold lasts the TLB shootdown
+				}
+				continue
+			}
+			if req>>g&1 != 0 && f.Fire() {
+				req &^= 1 << g
+			}
+			if held>>g&1 != 0 && d.Flushed[g].Fire() {
+				held &^= 1 << g
+			}
+		}
+		update(d.flushReq, req)
+		update(d.held, held)
+		left = held&o.mask != 0
+	}
 	for m := o.mask; m != 0; m &= m - 1 {
 		g := trailing(m)
 		inv, ack := d.inval.At(g).Q(), d.acks.At(g).Q()
@@ -748,6 +811,9 @@ func (d *Driver) Busy() []string {
 			for g := range d.cfg.GPUs {
 				if a := d.acks.At(g).Q(); a != 0 {
 					line += fmt.Sprintf("; gpu%d TLBs %#x not acknowledged", g, a)
+				}
+				if d.held != nil && d.held.Q()>>g&1 != 0 {
+					line += fmt.Sprintf("; gpu%d SMs held, its cache flush not answered", g)
 				}
 			}
 		}

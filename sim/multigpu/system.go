@@ -30,7 +30,8 @@ type GPU struct {
 	Memory   *gpu.Memory
 	Caches   *gpu.Caches // nil without cache.l2
 	Counters *Counters
-	Lines    *RemoteLines // remote line reads and writes over NVLink
+	Hold     *rtl.Wire[bool] // the SMs' issue hold during a shootdown (multigpu.fault_flow = mgpusim), else nil
+	Lines    *RemoteLines    // remote line reads and writes over NVLink
 }
 
 // System is N GPUs, the host driver and the thread-block dispatcher on
@@ -110,10 +111,14 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 		}
 	}
 	smCfg := gpu.SMConfig{Warps: cfg.GPU.WarpsPerSM, Scheduler: sched, LineBytes: cfg.GPU.LineBytes, TranslateQueue: cfg.GPU.TranslateQueue, StreamLines: cfg.Cache.L2, RemoteLines: true}
+	flow, err := ParseFlow(cfg.MultiGPU.FaultFlow)
+	if err != nil {
+		return nil, err
+	}
 	var allSMs []*gpu.SM
 	ports := DriverPorts{}
 	for g := range n {
-		gp, err := s.newGPU(g, smCfg, kernels, pol)
+		gp, err := s.newGPU(g, smCfg, kernels, pol, flow)
 		if err != nil {
 			return nil, err
 		}
@@ -135,6 +140,15 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 		}
 		ports.Inval = append(ports.Inval, inv)
 		ports.InvalAck = append(ports.InvalAck, ack)
+		if flow == FlowMGPUSim {
+			var flush, flushed *rtl.Decoupled[uint8]
+			if gp.Caches != nil {
+				flush, flushed = gp.Caches.Flush, gp.Caches.Flushed
+			}
+			ports.Flush = append(ports.Flush, flush)
+			ports.Flushed = append(ports.Flushed, flushed)
+			ports.Hold = append(ports.Hold, gp.Hold)
+		}
 	}
 	dp := gpu.NewDispatcherPorts(s.Sim, "dispatcher", allSMs)
 	s.Dispatcher = gpu.NewGPUFirstDispatcher(s.Sim, "dispatcher", s.Phases, dp, cfg.GPU.SMs, cfg.Cycles(cfg.GPU.KernelLaunchUs))
@@ -157,10 +171,6 @@ func NewWith(cfg *config.Config, wl workload.Workload) (*System, error) {
 		if gp.Lines, err = NewRemoteLines(s.Sim, fmt.Sprintf("gpu%d.lines", g), g, cfg.GPU.WarpsPerSM, cfg.GPU.LineBytes, LineCredits(cfg.MultiGPU.NVLinkLatency), lp); err != nil {
 			return nil, err
 		}
-	}
-	flow, err := ParseFlow(cfg.MultiGPU.FaultFlow)
-	if err != nil {
-		return nil, err
 	}
 	table := NewTable(n, layout.Pages, s.FramesPerGPU)
 	if pol.Grit {
@@ -242,10 +252,13 @@ func allocatedBlocks(l system.Layout) []bool {
 // (GRIT Table I: four levels, a page-walk cache), the protection check,
 // the router, DRAM, the data caches and the access counters. Every page
 // starts not present: the data is in host memory.
-func (s *System) newGPU(g int, smCfg gpu.SMConfig, kernels []*workload.Kernel, pol Policy) (*GPU, error) {
+func (s *System) newGPU(g int, smCfg gpu.SMConfig, kernels []*workload.Kernel, pol Policy, flow Flow) (*GPU, error) {
 	cfg := s.Cfg
 	pre := fmt.Sprintf("gpu%d.", g)
 	gp := &GPU{}
+	if flow == FlowMGPUSim {
+		gp.Hold = rtl.NewBit(s.Sim, pre+"sm_hold")
+	}
 	var fills []tlb.FillPort
 	var resps []tlb.ResponsePort
 	for i := range cfg.GPU.SMs {
@@ -254,7 +267,9 @@ func (s *System) newGPU(g int, smCfg gpu.SMConfig, kernels []*workload.Kernel, p
 		if err != nil {
 			return nil, fmt.Errorf("gpu.l1_tlb_entries: %w", err)
 		}
-		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, gpu.NewSMPorts(s.Sim, path, l1.Ports))
+		ports := gpu.NewSMPorts(s.Sim, path, l1.Ports)
+		ports.Hold = gp.Hold
+		sm, err := gpu.NewSM(s.Sim, path, i, smCfg, kernels, ports)
 		if err != nil {
 			return nil, err
 		}
@@ -308,6 +323,7 @@ func (s *System) newGPU(g int, smCfg gpu.SMConfig, kernels []*workload.Kernel, p
 			L1Enabled:   c.L1,
 			DRAMLatency: uint64(cfg.Memory.LatencyCycles), SliceByteTime: cfg.TransferTime(cfg.Memory.BandwidthGBs / float64(c.L2Slices)),
 			InputDepth: 4, InvalidateDepth: 1 << 14,
+			Flushable: flow == FlowMGPUSim,
 		}, gp.SMs, gp.GMMU.Update); err != nil {
 			return nil, err
 		}
