@@ -311,7 +311,7 @@ type MultiGPU struct {
 	NVLinkLatency   int     `toml:"nvlink_latency_cycles" min:"1" max:"65536" doc:"cycles a remote line access or a page copy spends on NVLink besides its wire time (each way: the link block's round trip is twice it)"`
 	FaultLatencyUs  float64 `toml:"fault_latency_us" min:"0" max:"100000" doc:"host driver's handling time of one fault batch before it acts on the batch's first fault (GRIT gives none; unused under fault_flow = mgpusim)"`
 	FaultBatch      int     `toml:"fault_batch" min:"1" max:"4096" doc:"most faults and promotions the host driver takes from the GPUs' fault buffers into one batch, paying fault_latency_us once (NVIDIA UVM's uvm_perf_fault_batch_count: 256; 1 serves one fault at a time, each paying the latency; unused under fault_flow = mgpusim)"`
-	FaultFlow       string  `toml:"fault_flow" oneof:"uvm,mgpusim" doc:"host driver's fault flow: uvm (batches of fault_batch, fault_latency_us per batch) or mgpusim (MGPUSim's: one fault at a time, no software latency, each shootdown flushing the whole L1 TLBs of the GPUs it reaches)"`
+	FaultFlow       string  `toml:"fault_flow" oneof:"uvm,mgpusim" doc:"host driver's fault flow: uvm (batches of fault_batch, fault_latency_us per batch) or mgpusim (MGPUSim's: one fault at a time, no software latency, each shootdown holding the SMs of the GPUs it reaches and flushing their whole L1 and L2 data caches)"`
 	AccessThreshold int     `toml:"ac_threshold" min:"1" max:"65535" doc:"remote accesses of a GPU to a 64 KB group that migrate the group's pages at the owner under ac (GRIT Table I: 256)"`
 	L2TLB           bool    `toml:"l2_tlb" doc:"each GPU's shared L2 TLB between its L1 TLBs and its GMMU (GRIT Table I: 512 entries, 16-way, 10 cycles; false: L1 misses walk at once)"`
 }
