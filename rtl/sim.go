@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
+	"strings"
 )
 
 // Options select the scheduler's behaviour.
@@ -39,6 +41,12 @@ type resettable interface {
 	resetValue()
 }
 
+// regSet is a register or a Vec: what the Sim resets and checks.
+type regSet interface {
+	resettable
+	eachReg(visit func(traced))
+}
+
 // Sim is the lockstep scheduler: it owns the clock, the blocks, and every
 // register and wire they create.
 type Sim struct {
@@ -60,12 +68,19 @@ type Sim struct {
 	soonest  uint64
 
 	stray   []*Base // blocks written outside Eval (see Base.mark)
-	regs    []resettable
-	regInfo []any // per register, by number: its *regInfo
+	regs    []regSet
+	regInfo []any // per register or Vec, by number: its *regInfo
 	wires   []resettable
-	signals []traced
-	names   map[string]bool
-	srams   []resettable
+	signals []traced // the wires and scalar registers
+	vecs    []regSet // the Vecs, whose registers are signals too
+	// The signal names taken: every wire's and scalar register's in
+	// names, every Vec's name and length in vecNames (it takes name[0]
+	// to name[n-1]), and every wire or scalar register named like a Vec
+	// element, base[i], by its base in elemNames.
+	names     map[string]bool
+	vecNames  map[string]int
+	elemNames map[string][]int
+	srams     []resettable
 
 	phase phase
 	cur   *Base
@@ -88,7 +103,7 @@ func New(opts Options) *Sim {
 	if opts.Threads < 0 || opts.Threads > MaxThreads {
 		panic(fmt.Sprintf("rtl: Options.Threads = %d outside 0..%d", opts.Threads, MaxThreads))
 	}
-	s := &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, names: map[string]bool{}}
+	s := &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, names: map[string]bool{}, vecNames: map[string]int{}, elemNames: map[string][]int{}}
 	if opts.Threads > 1 && !opts.Checked {
 		s.par = newEvalPool(opts.Threads - 1)
 		// The helpers hold the pool, not the Sim; they stop once the Sim
@@ -100,11 +115,64 @@ func New(opts Options) *Sim {
 
 // addSignal records a register or wire under its unique hierarchical name.
 func (s *Sim) addSignal(t traced) {
-	if s.names[t.Name()] {
-		panic(fmt.Sprintf("rtl: two signals named %s", t.Name()))
+	name := t.Name()
+	taken := s.names[name]
+	base, i, elem := splitElemName(name)
+	if elem {
+		taken = taken || i < s.vecNames[base]
 	}
-	s.names[t.Name()] = true
+	if taken {
+		panic(fmt.Sprintf("rtl: two signals named %s", name))
+	}
+	s.names[name] = true
+	if elem {
+		s.elemNames[base] = append(s.elemNames[base], i)
+	}
 	s.signals = append(s.signals, t)
+}
+
+// addVec records the registers name[0] to name[n-1] of a Vec of n > 0,
+// whose names must all be unique.
+func (s *Sim) addVec(name string, n int, v regSet) {
+	taken := s.vecNames[name] != 0
+	for _, i := range s.elemNames[name] {
+		taken = taken || i < n
+	}
+	if taken {
+		panic(fmt.Sprintf("rtl: two signals named %s", elemName(name, 0)))
+	}
+	s.vecNames[name] = n
+	s.vecs = append(s.vecs, v)
+}
+
+// eachSignal visits every register and wire.
+func (s *Sim) eachSignal(visit func(traced)) {
+	for _, t := range s.signals {
+		visit(t)
+	}
+	for _, v := range s.vecs {
+		v.eachReg(visit)
+	}
+}
+
+// elemName is the name of element i of a Vec named base.
+func elemName(base string, i int) string {
+	return base + "[" + strconv.Itoa(i) + "]"
+}
+
+// splitElemName reports whether name is the name of a Vec element,
+// base[i] with i written as elemName writes it, and splits it.
+func splitElemName(name string) (base string, i int, ok bool) {
+	open := strings.LastIndexByte(name, '[')
+	if open < 0 || !strings.HasSuffix(name, "]") {
+		return "", 0, false
+	}
+	digits := name[open+1 : len(name)-1]
+	i, err := strconv.Atoi(digits)
+	if err != nil || i < 0 || strconv.Itoa(i) != digits {
+		return "", 0, false
+	}
+	return name[:open], i, true
 }
 
 // Add registers a block under a hierarchical name. It must be called before
@@ -440,20 +508,22 @@ func (s *Sim) who() string {
 	return "block " + s.cur.path
 }
 
-func (s *Sim) checkRegRead(owner *Base, name string) {
+// checkRegRead and checkRegWrite name the register only when they fail:
+// a Vec element's name is made when asked.
+func (s *Sim) checkRegRead(owner *Base, r traced) {
 	if s.cur != nil && s.cur != owner {
-		s.fail(fmt.Errorf("register %s read by %s in cycle %d: blocks talk only through ports", name, s.who(), s.cycle))
+		s.fail(fmt.Errorf("register %s read by %s in cycle %d: blocks talk only through ports", r.Name(), s.who(), s.cycle))
 	}
 }
 
-func (s *Sim) checkRegWrite(owner *Base, name string, already bool) {
+func (s *Sim) checkRegWrite(owner *Base, r traced, already bool) {
 	switch {
 	case s.phase != phaseEval:
-		s.fail(fmt.Errorf("register %s written by %s during %s in cycle %d: registers are written only in Eval", name, s.who(), s.phase, s.cycle))
+		s.fail(fmt.Errorf("register %s written by %s during %s in cycle %d: registers are written only in Eval", r.Name(), s.who(), s.phase, s.cycle))
 	case s.cur != owner:
-		s.fail(fmt.Errorf("register %s written by %s in cycle %d: only its owner %s may write it", name, s.who(), s.cycle, owner.path))
+		s.fail(fmt.Errorf("register %s written by %s in cycle %d: only its owner %s may write it", r.Name(), s.who(), s.cycle, owner.path))
 	case already:
-		s.fail(fmt.Errorf("register %s written twice in cycle %d by %s", name, s.cycle, s.who()))
+		s.fail(fmt.Errorf("register %s written twice in cycle %d by %s", r.Name(), s.cycle, s.who()))
 	}
 }
 
