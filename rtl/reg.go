@@ -279,9 +279,16 @@ func NewVecOf[T interface {
 }
 
 func newVec[T comparable](b *Base, name string, n, width int, reset T, pack func(T) uint64) *Vec[T] {
-	v := &Vec[T]{regs: make([]Reg[T], n)}
+	v := &Vec[T]{}
+	initVec(v, b, name, n, width, reset, pack)
+	return v
+}
+
+// initVec makes v a vector of n registers.
+func initVec[T comparable](v *Vec[T], b *Base, name string, n, width int, reset T, pack func(T) uint64) {
+	v.regs = make([]Reg[T], n)
 	if n == 0 {
-		return v
+		return
 	}
 	info := newRegInfo(b, name, width, reset, pack)
 	b.sim.regInfo[info].(*regInfo[T]).elems = v.regs
@@ -291,7 +298,6 @@ func newVec[T comparable](b *Base, name string, n, width int, reset T, pack func
 	checkLayout(&v.regs[0])
 	b.sim.regs = append(b.sim.regs, v)
 	b.sim.addVec(b.Child(name), n, v)
-	return v
 }
 
 func (v *Vec[T]) resetValue() {
