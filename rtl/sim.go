@@ -61,10 +61,13 @@ type Sim struct {
 	order  []*Base
 	awake  int
 	// Bit i of awakeSet is set while order[i] is awake; bit i of driveSet
-	// while order[i] sleeps with outputs still to drive from its last Eval.
-	// soonest is at or before the earliest wake time of a sleeping block.
+	// while order[i] sleeps with outputs still to drive from its last Eval;
+	// bit i of timedSet while order[i] sleeps until a set cycle (an input
+	// may have woken it since). soonest is at or before the earliest wake
+	// time of a sleeping block.
 	awakeSet []uint64
 	driveSet []uint64
+	timedSet []uint64
 	soonest  uint64
 
 	stray   []*Base // blocks written outside Eval (see Base.mark)
@@ -189,15 +192,17 @@ func (s *Sim) Add(blk Block, path string) {
 	if b.idx&63 == 0 {
 		s.awakeSet = append(s.awakeSet, 0)
 		s.driveSet = append(s.driveSet, 0)
+		s.timedSet = append(s.timedSet, 0)
 	}
 	s.awakeSet[b.idx>>6] |= 1 << (b.idx & 63)
 }
 
-// index recomputes the blocks' positions and the awake and drive sets after
-// the evaluation order changed.
+// index recomputes the blocks' positions and the awake, drive and timed
+// sets after the evaluation order changed.
 func (s *Sim) index() {
 	clear(s.awakeSet)
 	clear(s.driveSet)
+	clear(s.timedSet)
 	for i, b := range s.order {
 		b.idx = i
 		switch {
@@ -205,6 +210,9 @@ func (s *Sim) index() {
 			s.awakeSet[i>>6] |= 1 << (i & 63)
 		case b.wrote:
 			s.driveSet[i>>6] |= 1 << (i & 63)
+		}
+		if b.asleep && b.wakeAt != Never {
+			s.timedSet[i>>6] |= 1 << (i & 63)
 		}
 	}
 }
@@ -280,9 +288,10 @@ func (s *Sim) Step() error {
 	if s.par != nil && s.awake >= parMinBlocks {
 		s.evalParallel()
 	} else {
+		order := s.order
 		for wi, set := range s.awakeSet {
 			for ; set != 0; set &= set - 1 {
-				b := s.order[wi<<6|bits.TrailingZeros64(set)]
+				b := order[wi<<6|bits.TrailingZeros64(set)]
 				b.wrote, b.readTime, b.sleepAsked = false, false, false
 				s.cur = b
 				b.self.Eval()
@@ -324,9 +333,10 @@ func (s *Sim) evalParallel() {
 // the set just evaluated, and only a block that was evaluated wrote state.
 func (s *Sim) commitAndSleep() {
 	next := s.cycle + 1
-	for wi := range s.awakeSet {
-		for set := s.awakeSet[wi]; set != 0; set &= set - 1 {
-			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+	awakeSet, order := s.awakeSet, s.order
+	for wi := range awakeSet {
+		for set := awakeSet[wi]; set != 0; set &= set - 1 {
+			b := order[wi<<6|bits.TrailingZeros64(set)]
 			if b.written() {
 				s.commits += b.commit()
 			}
@@ -363,6 +373,11 @@ func (s *Sim) trySleep(b *Base, next uint64) {
 	s.awake--
 	s.soonest = min(s.soonest, until)
 	s.awakeSet[b.idx>>6] &^= 1 << (b.idx & 63)
+	if until != Never {
+		s.timedSet[b.idx>>6] |= 1 << (b.idx & 63)
+	} else {
+		s.timedSet[b.idx>>6] &^= 1 << (b.idx & 63)
+	}
 	if b.wrote {
 		s.driveSet[b.idx>>6] |= 1 << (b.idx & 63)
 	}
@@ -376,17 +391,20 @@ func (s *Sim) drive() {
 		s.wakeDue()
 	}
 	// A Drive may wake a block later in the order, which is then driven in
-	// this pass too: the sets are read again after every block.
-	for wi := range s.awakeSet {
+	// this pass too: the sets are read again after every block. (A Drive
+	// changes the sets' words, never the slices.)
+	awakeSet, driveSet, order := s.awakeSet, s.driveSet, s.order
+	driveSet = driveSet[:len(awakeSet)]
+	for wi := range awakeSet {
 		done := uint64(0)
 		for {
-			set := (s.awakeSet[wi] | s.driveSet[wi]) &^ done
+			set := (awakeSet[wi] | driveSet[wi]) &^ done
 			if set == 0 {
 				break
 			}
 			bit := set & -set
 			done |= bit - 1 | bit
-			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+			b := order[wi<<6|bits.TrailingZeros64(set)]
 			// Outputs follow registers and landed SRAM reads only: a block
 			// that committed nothing since its last Drive and has no read
 			// landing now would drive the same values again.
@@ -404,7 +422,7 @@ func (s *Sim) drive() {
 			b.driveTime = false
 			b.self.Drive()
 		}
-		s.driveSet[wi] = 0
+		driveSet[wi] = 0
 	}
 	s.cur = nil
 	s.phase = phaseIdle
@@ -425,28 +443,32 @@ func (s *Sim) driveStale(b *Base) {
 }
 
 // wakeDue wakes the blocks whose timed sleep ends by now and recomputes
-// soonest over those still asleep.
+// soonest over those still asleep. It visits only the blocks of the timed
+// set, and drops from it those that are awake or woken now.
 func (s *Sim) wakeDue() {
 	soonest := Never
-	for _, b := range s.order {
-		if !b.asleep {
-			continue
-		}
-		if b.wakeAt <= s.cycle {
-			b.wake()
-		} else {
-			soonest = min(soonest, b.wakeAt)
+	for wi, set := range s.timedSet {
+		for ; set != 0; set &= set - 1 {
+			i := wi<<6 | bits.TrailingZeros64(set)
+			switch b := s.order[i]; {
+			case b.asleep && b.wakeAt > s.cycle:
+				soonest = min(soonest, b.wakeAt)
+			default:
+				b.wake()
+				s.timedSet[wi] &^= 1 << (i & 63)
+			}
 		}
 	}
 	s.soonest = soonest
 }
 
-// nextWake is the earliest cycle at which a sleeping block wakes.
+// nextWake is the earliest cycle at which a sleeping block wakes; it is
+// called when every block sleeps.
 func (s *Sim) nextWake() uint64 {
 	t := Never
-	for _, b := range s.blocks {
-		if b.wakeAt < t {
-			t = b.wakeAt
+	for wi, set := range s.timedSet {
+		for ; set != 0; set &= set - 1 {
+			t = min(t, s.order[wi<<6|bits.TrailingZeros64(set)].wakeAt)
 		}
 	}
 	return t
