@@ -205,25 +205,23 @@ func (e Env) Check(s *Sim, path string) error {
 		n     int
 	}
 	regs := map[string]*got{}
-	for _, r := range s.regs {
-		t, ok := r.(traced)
-		if !ok {
-			continue
-		}
-		leaf, ok := strings.CutPrefix(t.Name(), path+".")
-		if !ok || strings.Contains(leaf, ".") {
-			continue
-		}
-		reset := resetBits(r)
-		if i := strings.IndexByte(leaf, '['); i >= 0 {
-			leaf = leaf[:i]
-		}
-		g := regs[leaf]
-		if g == nil {
-			g = &got{width: t.Width(), reset: reset}
-			regs[leaf] = g
-		}
-		g.n++
+	for _, set := range s.regs {
+		set.eachReg(func(t traced) {
+			leaf, ok := strings.CutPrefix(t.Name(), path+".")
+			if !ok || strings.Contains(leaf, ".") {
+				return
+			}
+			reset := resetBits(t)
+			if i := strings.IndexByte(leaf, '['); i >= 0 {
+				leaf = leaf[:i]
+			}
+			g := regs[leaf]
+			if g == nil {
+				g = &got{width: t.Width(), reset: reset}
+				regs[leaf] = g
+			}
+			g.n++
+		})
 	}
 	var errs []string
 	for _, d := range e.m.Regs {
@@ -257,7 +255,7 @@ func (e Env) Check(s *Sim, path string) error {
 }
 
 // resetBits is a register's reset value as a bit vector.
-func resetBits(r resettable) uint64 {
+func resetBits(r traced) uint64 {
 	type resetter interface{ resetPacked() uint64 }
 	if x, ok := r.(resetter); ok {
 		return x.resetPacked()

@@ -49,7 +49,7 @@ func (q *Queue[T]) headVisible() bool {
 	if q.ring.Len() == 0 {
 		return false
 	}
-	return q.ring.due == nil || q.ring.HeadDue() <= q.Now()
+	return !q.ring.timed || q.ring.HeadDue() <= q.Now()
 }
 
 // Drive presents the head entry and whether there is room.
@@ -67,11 +67,11 @@ func (q *Queue[T]) Drive() {
 func (q *Queue[T]) Eval() {
 	push, pop := q.Enq.Fire(), q.Deq.Fire()
 	var due uint64
-	if push && q.ring.due != nil {
+	if push && q.ring.timed {
 		due = q.Now() + q.latency
 	}
 	q.ring.Update(push, q.Enq.Bits.Get(), due, pop)
-	if q.ring.due != nil && !push && !pop {
+	if q.ring.timed && !push && !pop {
 		q.sleepUntilHead()
 	}
 }

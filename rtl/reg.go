@@ -85,11 +85,14 @@ func (k *regBank[T]) newScalar() *Reg[T] {
 }
 
 // regInfo is what a register needs only for checks, tracing and reset.
+// The registers of a Vec share one: elems is the Vec's registers and an
+// element's name is name[i], made when asked.
 type regInfo[T comparable] struct {
 	name  string
 	width int
 	reset T
 	pack  func(T) uint64
+	elems []Reg[T]
 }
 
 // NewReg makes an unsigned register of the given width (1..64 bits and no
@@ -127,6 +130,17 @@ func NewRegOf[T interface {
 }
 
 func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, pack func(T) uint64) {
+	info := newRegInfo(b, name, width, reset, pack)
+	*r = Reg[T]{q: reset, d: reset, checked: b.checked, owner: b, info: info}
+	checkLayout(r)
+	b.sim.regs = append(b.sim.regs, r)
+	b.sim.addSignal(r)
+}
+
+// newRegInfo checks the description of a register (or of every register
+// of a Vec) named name in block b and records it in the Sim; it returns
+// its number.
+func newRegInfo[T comparable](b *Base, name string, width int, reset T, pack func(T) uint64) uint32 {
 	if b.sim == nil {
 		panic(fmt.Sprintf("rtl: register %q created on a block that was not added to a Sim", name))
 	}
@@ -136,14 +150,11 @@ func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, 
 	if len(b.sim.regInfo) > math.MaxUint32 {
 		panic(fmt.Sprintf("rtl: register %s: too many registers", b.Child(name)))
 	}
-	*r = Reg[T]{q: reset, d: reset, checked: b.checked, owner: b, info: uint32(len(b.sim.regInfo))}
-	checkLayout(r)
-	b.sim.regInfo = append(b.sim.regInfo, &regInfo[T]{name: b.Child(name), width: width, reset: reset, pack: pack})
 	if pack(reset)&^mask(width) != 0 {
-		panic(fmt.Sprintf("rtl: register %s reset value does not fit %d bits", r.about().name, width))
+		panic(fmt.Sprintf("rtl: register %s reset value does not fit %d bits", b.Child(name), width))
 	}
-	b.sim.regs = append(b.sim.regs, r)
-	b.sim.addSignal(r)
+	b.sim.regInfo = append(b.sim.regInfo, &regInfo[T]{name: b.Child(name), width: width, reset: reset, pack: pack})
+	return uint32(len(b.sim.regInfo) - 1)
 }
 
 // Q is the register's value in the current cycle.
@@ -155,7 +166,7 @@ func (r *Reg[T]) Q() T {
 }
 
 //go:noinline
-func (r *Reg[T]) checkRead() { r.owner.sim.checkRegRead(r.owner, r.about().name) }
+func (r *Reg[T]) checkRead() { r.owner.sim.checkRegRead(r.owner, r) }
 
 // Set writes the value the register takes at the next clock edge. Only the
 // owning block may write it, only in Eval, and only once per cycle.
@@ -214,9 +225,9 @@ func (r *Reg[T]) Poke(v T) {
 
 func (r *Reg[T]) checkSet(v T) {
 	s, in := r.owner.sim, r.about()
-	s.checkRegWrite(r.owner, in.name, r.dirty)
+	s.checkRegWrite(r.owner, r, r.dirty)
 	if in.pack(v)&^mask(in.width) != 0 {
-		s.fail(fmt.Errorf("register %s: value %#x does not fit %d bits in cycle %d", in.name, in.pack(v), in.width, s.cycle))
+		s.fail(fmt.Errorf("register %s: value %#x does not fit %d bits in cycle %d", r.Name(), in.pack(v), in.width, s.cycle))
 	}
 }
 
@@ -229,7 +240,17 @@ func (r *Reg[T]) resetValue() {
 func (r *Reg[T]) about() *regInfo[T] { return r.owner.sim.regInfo[r.info].(*regInfo[T]) }
 
 // Name is the register's hierarchical name.
-func (r *Reg[T]) Name() string { return r.about().name }
+func (r *Reg[T]) Name() string {
+	in := r.about()
+	if in.elems == nil {
+		return in.name
+	}
+	i := (uintptr(unsafe.Pointer(r)) - uintptr(unsafe.Pointer(&in.elems[0]))) / unsafe.Sizeof(*r)
+	return elemName(in.name, int(i))
+}
+
+// eachReg visits the register.
+func (r *Reg[T]) eachReg(visit func(traced)) { visit(r) }
 
 // Width is the register's width in bits.
 func (r *Reg[T]) Width() int { return r.about().width }
@@ -237,7 +258,9 @@ func (r *Reg[T]) Width() int { return r.about().width }
 func (r *Reg[T]) bits() uint64 { return r.about().pack(r.q) }
 
 // Vec is a vector of registers of one type and width, such as the entries of
-// a FIFO. Element i is named name[i].
+// a FIFO. Element i is named name[i]; the names are made when asked (by
+// checks, tracing and SignalNames), so that a large table costs its
+// registers alone to build.
 type Vec[T comparable] struct {
 	regs []Reg[T]
 }
@@ -256,11 +279,40 @@ func NewVecOf[T interface {
 }
 
 func newVec[T comparable](b *Base, name string, n, width int, reset T, pack func(T) uint64) *Vec[T] {
-	v := &Vec[T]{regs: make([]Reg[T], n)}
-	for i := range v.regs {
-		initReg(&v.regs[i], b, fmt.Sprintf("%s[%d]", name, i), width, reset, pack)
-	}
+	v := &Vec[T]{}
+	initVec(v, b, name, n, width, reset, pack)
 	return v
+}
+
+// initVec makes v a vector of n registers.
+func initVec[T comparable](v *Vec[T], b *Base, name string, n, width int, reset T, pack func(T) uint64) {
+	v.regs = make([]Reg[T], n)
+	if n == 0 {
+		return
+	}
+	info := newRegInfo(b, name, width, reset, pack)
+	b.sim.regInfo[info].(*regInfo[T]).elems = v.regs
+	for i := range v.regs {
+		v.regs[i] = Reg[T]{q: reset, d: reset, checked: b.checked, owner: b, info: info}
+	}
+	checkLayout(&v.regs[0])
+	b.sim.regs = append(b.sim.regs, v)
+	b.sim.addVec(b.Child(name), n, v)
+}
+
+func (v *Vec[T]) resetValue() {
+	reset := v.regs[0].about().reset
+	for i := range v.regs {
+		r := &v.regs[i]
+		r.q, r.d, r.dirty = reset, reset, false
+	}
+}
+
+// eachReg visits the registers in order.
+func (v *Vec[T]) eachReg(visit func(traced)) {
+	for i := range v.regs {
+		visit(&v.regs[i])
+	}
 }
 
 // At returns register i.

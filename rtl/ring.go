@@ -13,12 +13,15 @@ import (
 // A timed ring also keeps each entry's arrival cycle, for delay lines.
 // Queue is a Ring behind ready/valid ports.
 type Ring[T comparable] struct {
-	entries *Vec[T]
-	due     *Vec[uint64] // arrival cycle per entry; nil for an untimed ring
-	head    *Reg[uint32]
-	tail    *Reg[uint32]
-	fill    *Reg[uint32]
+	// The ring's registers sit in the ring itself, the fill count and
+	// depth first, so that Full and Len read one cache line.
 	depth   uint32
+	timed   bool
+	fill    Reg[uint32]
+	head    Reg[uint32]
+	tail    Reg[uint32]
+	entries Vec[T]
+	due     Vec[uint64] // arrival cycle per entry of a timed ring
 }
 
 // NewRing makes a ring of depth unsigned entries of the given width in
@@ -40,14 +43,14 @@ func newRing[T comparable](b *Base, name string, depth, width int, pack func(T) 
 	if depth < 1 || depth > 1<<30 {
 		panic(fmt.Sprintf("rtl: ring %s depth %d outside 1..2^30", b.Child(name), depth))
 	}
-	r := &Ring[T]{depth: uint32(depth)}
-	r.entries = newVec(b, name, depth, width, *new(T), pack)
+	r := &Ring[T]{depth: uint32(depth), timed: timed}
+	initVec(&r.entries, b, name, depth, width, *new(T), pack)
 	if timed {
-		r.due = NewVec[uint64](b, name+"_due", depth, 64, 0)
+		initVec(&r.due, b, name+"_due", depth, 64, 0, packerFor[uint64]())
 	}
-	r.head = NewReg[uint32](b, name+"_head", countWidth(depth-1), 0)
-	r.tail = NewReg[uint32](b, name+"_tail", countWidth(depth-1), 0)
-	r.fill = NewReg[uint32](b, name+"_fill", countWidth(depth), 0)
+	initReg(&r.head, b, name+"_head", countWidth(depth-1), 0, packerFor[uint32]())
+	initReg(&r.tail, b, name+"_tail", countWidth(depth-1), 0, packerFor[uint32]())
+	initReg(&r.fill, b, name+"_fill", countWidth(depth), 0, packerFor[uint32]())
 	return r
 }
 
@@ -82,7 +85,7 @@ func (r *Ring[T]) Update(push bool, v T, due uint64, pop bool) {
 	if push {
 		t := r.tail.Q()
 		r.entries.At(int(t)).Set(v)
-		if r.due != nil {
+		if r.timed {
 			r.due.At(int(t)).Set(due)
 		}
 		r.tail.Set(r.wrap(t + 1))

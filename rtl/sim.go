@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
+	"strings"
 )
 
 // Options select the scheduler's behaviour.
@@ -39,6 +41,12 @@ type resettable interface {
 	resetValue()
 }
 
+// regSet is a register or a Vec: what the Sim resets and checks.
+type regSet interface {
+	resettable
+	eachReg(visit func(traced))
+}
+
 // Sim is the lockstep scheduler: it owns the clock, the blocks, and every
 // register and wire they create.
 type Sim struct {
@@ -53,19 +61,29 @@ type Sim struct {
 	order  []*Base
 	awake  int
 	// Bit i of awakeSet is set while order[i] is awake; bit i of driveSet
-	// while order[i] sleeps with outputs still to drive from its last Eval.
-	// soonest is at or before the earliest wake time of a sleeping block.
+	// while order[i] sleeps with outputs still to drive from its last Eval;
+	// bit i of timedSet while order[i] sleeps until a set cycle (an input
+	// may have woken it since). soonest is at or before the earliest wake
+	// time of a sleeping block.
 	awakeSet []uint64
 	driveSet []uint64
+	timedSet []uint64
 	soonest  uint64
 
 	stray   []*Base // blocks written outside Eval (see Base.mark)
-	regs    []resettable
-	regInfo []any // per register, by number: its *regInfo
+	regs    []regSet
+	regInfo []any // per register or Vec, by number: its *regInfo
 	wires   []resettable
-	signals []traced
-	names   map[string]bool
-	srams   []resettable
+	signals []traced // the wires and scalar registers
+	vecs    []regSet // the Vecs, whose registers are signals too
+	// The signal names taken: every wire's and scalar register's in
+	// names, every Vec's name and length in vecNames (it takes name[0]
+	// to name[n-1]), and every wire or scalar register named like a Vec
+	// element, base[i], by its base in elemNames.
+	names     map[string]bool
+	vecNames  map[string]int
+	elemNames map[string][]int
+	srams     []resettable
 
 	phase phase
 	cur   *Base
@@ -88,7 +106,7 @@ func New(opts Options) *Sim {
 	if opts.Threads < 0 || opts.Threads > MaxThreads {
 		panic(fmt.Sprintf("rtl: Options.Threads = %d outside 0..%d", opts.Threads, MaxThreads))
 	}
-	s := &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, names: map[string]bool{}}
+	s := &Sim{checked: opts.Checked, skipIdle: opts.SkipIdle, names: map[string]bool{}, vecNames: map[string]int{}, elemNames: map[string][]int{}}
 	if opts.Threads > 1 && !opts.Checked {
 		s.par = newEvalPool(opts.Threads - 1)
 		// The helpers hold the pool, not the Sim; they stop once the Sim
@@ -100,11 +118,64 @@ func New(opts Options) *Sim {
 
 // addSignal records a register or wire under its unique hierarchical name.
 func (s *Sim) addSignal(t traced) {
-	if s.names[t.Name()] {
-		panic(fmt.Sprintf("rtl: two signals named %s", t.Name()))
+	name := t.Name()
+	taken := s.names[name]
+	base, i, elem := splitElemName(name)
+	if elem {
+		taken = taken || i < s.vecNames[base]
 	}
-	s.names[t.Name()] = true
+	if taken {
+		panic(fmt.Sprintf("rtl: two signals named %s", name))
+	}
+	s.names[name] = true
+	if elem {
+		s.elemNames[base] = append(s.elemNames[base], i)
+	}
 	s.signals = append(s.signals, t)
+}
+
+// addVec records the registers name[0] to name[n-1] of a Vec of n > 0,
+// whose names must all be unique.
+func (s *Sim) addVec(name string, n int, v regSet) {
+	taken := s.vecNames[name] != 0
+	for _, i := range s.elemNames[name] {
+		taken = taken || i < n
+	}
+	if taken {
+		panic(fmt.Sprintf("rtl: two signals named %s", elemName(name, 0)))
+	}
+	s.vecNames[name] = n
+	s.vecs = append(s.vecs, v)
+}
+
+// eachSignal visits every register and wire.
+func (s *Sim) eachSignal(visit func(traced)) {
+	for _, t := range s.signals {
+		visit(t)
+	}
+	for _, v := range s.vecs {
+		v.eachReg(visit)
+	}
+}
+
+// elemName is the name of element i of a Vec named base.
+func elemName(base string, i int) string {
+	return base + "[" + strconv.Itoa(i) + "]"
+}
+
+// splitElemName reports whether name is the name of a Vec element,
+// base[i] with i written as elemName writes it, and splits it.
+func splitElemName(name string) (base string, i int, ok bool) {
+	open := strings.LastIndexByte(name, '[')
+	if open < 0 || !strings.HasSuffix(name, "]") {
+		return "", 0, false
+	}
+	digits := name[open+1 : len(name)-1]
+	i, err := strconv.Atoi(digits)
+	if err != nil || i < 0 || strconv.Itoa(i) != digits {
+		return "", 0, false
+	}
+	return name[:open], i, true
 }
 
 // Add registers a block under a hierarchical name. It must be called before
@@ -121,15 +192,17 @@ func (s *Sim) Add(blk Block, path string) {
 	if b.idx&63 == 0 {
 		s.awakeSet = append(s.awakeSet, 0)
 		s.driveSet = append(s.driveSet, 0)
+		s.timedSet = append(s.timedSet, 0)
 	}
 	s.awakeSet[b.idx>>6] |= 1 << (b.idx & 63)
 }
 
-// index recomputes the blocks' positions and the awake and drive sets after
-// the evaluation order changed.
+// index recomputes the blocks' positions and the awake, drive and timed
+// sets after the evaluation order changed.
 func (s *Sim) index() {
 	clear(s.awakeSet)
 	clear(s.driveSet)
+	clear(s.timedSet)
 	for i, b := range s.order {
 		b.idx = i
 		switch {
@@ -137,6 +210,9 @@ func (s *Sim) index() {
 			s.awakeSet[i>>6] |= 1 << (i & 63)
 		case b.wrote:
 			s.driveSet[i>>6] |= 1 << (i & 63)
+		}
+		if b.asleep && b.wakeAt != Never {
+			s.timedSet[i>>6] |= 1 << (i & 63)
 		}
 	}
 }
@@ -212,9 +288,10 @@ func (s *Sim) Step() error {
 	if s.par != nil && s.awake >= parMinBlocks {
 		s.evalParallel()
 	} else {
+		order := s.order
 		for wi, set := range s.awakeSet {
 			for ; set != 0; set &= set - 1 {
-				b := s.order[wi<<6|bits.TrailingZeros64(set)]
+				b := order[wi<<6|bits.TrailingZeros64(set)]
 				b.wrote, b.readTime, b.sleepAsked = false, false, false
 				s.cur = b
 				b.self.Eval()
@@ -256,9 +333,10 @@ func (s *Sim) evalParallel() {
 // the set just evaluated, and only a block that was evaluated wrote state.
 func (s *Sim) commitAndSleep() {
 	next := s.cycle + 1
-	for wi := range s.awakeSet {
-		for set := s.awakeSet[wi]; set != 0; set &= set - 1 {
-			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+	awakeSet, order := s.awakeSet, s.order
+	for wi := range awakeSet {
+		for set := awakeSet[wi]; set != 0; set &= set - 1 {
+			b := order[wi<<6|bits.TrailingZeros64(set)]
 			if b.written() {
 				s.commits += b.commit()
 			}
@@ -295,6 +373,11 @@ func (s *Sim) trySleep(b *Base, next uint64) {
 	s.awake--
 	s.soonest = min(s.soonest, until)
 	s.awakeSet[b.idx>>6] &^= 1 << (b.idx & 63)
+	if until != Never {
+		s.timedSet[b.idx>>6] |= 1 << (b.idx & 63)
+	} else {
+		s.timedSet[b.idx>>6] &^= 1 << (b.idx & 63)
+	}
 	if b.wrote {
 		s.driveSet[b.idx>>6] |= 1 << (b.idx & 63)
 	}
@@ -308,17 +391,20 @@ func (s *Sim) drive() {
 		s.wakeDue()
 	}
 	// A Drive may wake a block later in the order, which is then driven in
-	// this pass too: the sets are read again after every block.
-	for wi := range s.awakeSet {
+	// this pass too: the sets are read again after every block. (A Drive
+	// changes the sets' words, never the slices.)
+	awakeSet, driveSet, order := s.awakeSet, s.driveSet, s.order
+	driveSet = driveSet[:len(awakeSet)]
+	for wi := range awakeSet {
 		done := uint64(0)
 		for {
-			set := (s.awakeSet[wi] | s.driveSet[wi]) &^ done
+			set := (awakeSet[wi] | driveSet[wi]) &^ done
 			if set == 0 {
 				break
 			}
 			bit := set & -set
 			done |= bit - 1 | bit
-			b := s.order[wi<<6|bits.TrailingZeros64(set)]
+			b := order[wi<<6|bits.TrailingZeros64(set)]
 			// Outputs follow registers and landed SRAM reads only: a block
 			// that committed nothing since its last Drive and has no read
 			// landing now would drive the same values again.
@@ -336,7 +422,7 @@ func (s *Sim) drive() {
 			b.driveTime = false
 			b.self.Drive()
 		}
-		s.driveSet[wi] = 0
+		driveSet[wi] = 0
 	}
 	s.cur = nil
 	s.phase = phaseIdle
@@ -357,28 +443,32 @@ func (s *Sim) driveStale(b *Base) {
 }
 
 // wakeDue wakes the blocks whose timed sleep ends by now and recomputes
-// soonest over those still asleep.
+// soonest over those still asleep. It visits only the blocks of the timed
+// set, and drops from it those that are awake or woken now.
 func (s *Sim) wakeDue() {
 	soonest := Never
-	for _, b := range s.order {
-		if !b.asleep {
-			continue
-		}
-		if b.wakeAt <= s.cycle {
-			b.wake()
-		} else {
-			soonest = min(soonest, b.wakeAt)
+	for wi, set := range s.timedSet {
+		for ; set != 0; set &= set - 1 {
+			i := wi<<6 | bits.TrailingZeros64(set)
+			switch b := s.order[i]; {
+			case b.asleep && b.wakeAt > s.cycle:
+				soonest = min(soonest, b.wakeAt)
+			default:
+				b.wake()
+				s.timedSet[wi] &^= 1 << (i & 63)
+			}
 		}
 	}
 	s.soonest = soonest
 }
 
-// nextWake is the earliest cycle at which a sleeping block wakes.
+// nextWake is the earliest cycle at which a sleeping block wakes; it is
+// called when every block sleeps.
 func (s *Sim) nextWake() uint64 {
 	t := Never
-	for _, b := range s.blocks {
-		if b.wakeAt < t {
-			t = b.wakeAt
+	for wi, set := range s.timedSet {
+		for ; set != 0; set &= set - 1 {
+			t = min(t, s.order[wi<<6|bits.TrailingZeros64(set)].wakeAt)
 		}
 	}
 	return t
@@ -440,20 +530,22 @@ func (s *Sim) who() string {
 	return "block " + s.cur.path
 }
 
-func (s *Sim) checkRegRead(owner *Base, name string) {
+// checkRegRead and checkRegWrite name the register only when they fail:
+// a Vec element's name is made when asked.
+func (s *Sim) checkRegRead(owner *Base, r traced) {
 	if s.cur != nil && s.cur != owner {
-		s.fail(fmt.Errorf("register %s read by %s in cycle %d: blocks talk only through ports", name, s.who(), s.cycle))
+		s.fail(fmt.Errorf("register %s read by %s in cycle %d: blocks talk only through ports", r.Name(), s.who(), s.cycle))
 	}
 }
 
-func (s *Sim) checkRegWrite(owner *Base, name string, already bool) {
+func (s *Sim) checkRegWrite(owner *Base, r traced, already bool) {
 	switch {
 	case s.phase != phaseEval:
-		s.fail(fmt.Errorf("register %s written by %s during %s in cycle %d: registers are written only in Eval", name, s.who(), s.phase, s.cycle))
+		s.fail(fmt.Errorf("register %s written by %s during %s in cycle %d: registers are written only in Eval", r.Name(), s.who(), s.phase, s.cycle))
 	case s.cur != owner:
-		s.fail(fmt.Errorf("register %s written by %s in cycle %d: only its owner %s may write it", name, s.who(), s.cycle, owner.path))
+		s.fail(fmt.Errorf("register %s written by %s in cycle %d: only its owner %s may write it", r.Name(), s.who(), s.cycle, owner.path))
 	case already:
-		s.fail(fmt.Errorf("register %s written twice in cycle %d by %s", name, s.cycle, s.who()))
+		s.fail(fmt.Errorf("register %s written twice in cycle %d by %s", r.Name(), s.cycle, s.who()))
 	}
 }
 

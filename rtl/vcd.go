@@ -65,10 +65,8 @@ func (s *Sim) TraceVCDClock(w io.Writer, clockMHz int, patterns ...string) error
 // SignalNames lists the hierarchical name of every register and wire, the
 // names TraceVCD patterns match, sorted.
 func (s *Sim) SignalNames() []string {
-	names := make([]string, len(s.signals))
-	for i, sig := range s.signals {
-		names[i] = sig.Name()
-	}
+	var names []string
+	s.eachSignal(func(sig traced) { names = append(names, sig.Name()) })
 	slices.Sort(names)
 	return names
 }
@@ -90,14 +88,14 @@ func (s *Sim) match(patterns []string) ([]traced, error) {
 		}
 	}
 	var sigs []traced
-	for _, sig := range s.signals {
+	s.eachSignal(func(sig traced) {
 		for _, p := range patterns {
 			if ok, _ := path.Match(p, sig.Name()); ok {
 				sigs = append(sigs, sig)
 				break
 			}
 		}
-	}
+	})
 	if len(sigs) == 0 {
 		return nil, fmt.Errorf("trace patterns %q match no register or wire", patterns)
 	}

@@ -146,3 +146,75 @@ func TestSignalNames(t *testing.T) {
 	_, err = b.sim.MatchSignals("nosuch.*")
 	require.ErrorContains(t, err, "match no register or wire")
 }
+
+func TestSignalNamesOfVecElements(t *testing.T) {
+	s := rtl.New(rtl.Options{Checked: true})
+	f := newFaulty(s, "a")
+	v := rtl.NewVec[uint16](&f.Base, "tab", 12, 9, 3)
+	require.Equal(t, "a.tab[0]", v.At(0).Name())
+	require.Equal(t, "a.tab[11]", v.At(11).Name())
+	require.Equal(t, 9, v.At(11).Width())
+	names := s.SignalNames()
+	require.Contains(t, names, "a.tab[10]")
+	require.Len(t, names, 13) // a.r and the 12 elements
+	n, err := s.MatchSignals("a.tab[[]1*")
+	require.NoError(t, err)
+	require.Equal(t, 3, n) // tab[1], tab[10], tab[11]
+}
+
+// Every signal name is unique, also where a Vec's element names meet a
+// scalar register's or a wire's name or another Vec's.
+func TestSignalNamesAreUnique(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func(s *rtl.Sim, b *rtl.Base)
+		dup   string // the name reported twice; empty when all are unique
+	}{
+		{"vec then a register named like its element", func(s *rtl.Sim, b *rtl.Base) {
+			rtl.NewVec[uint8](b, "v", 4, 8, 0)
+			rtl.NewReg[uint8](b, "v[3]", 8, 0)
+		}, "a.v[3]"},
+		{"register named like an element, then the vec", func(s *rtl.Sim, b *rtl.Base) {
+			rtl.NewReg[uint8](b, "v[2]", 8, 0)
+			rtl.NewVec[uint8](b, "v", 4, 8, 0)
+		}, "a.v[0]"},
+		{"vec then a wire named like its element", func(s *rtl.Sim, b *rtl.Base) {
+			rtl.NewVec[uint8](b, "v", 4, 8, 0)
+			rtl.NewBit(s, "a.v[0]")
+		}, "a.v[0]"},
+		{"two vecs of one name", func(s *rtl.Sim, b *rtl.Base) {
+			rtl.NewVec[uint8](b, "v", 4, 8, 0)
+			rtl.NewVec[uint32](b, "v", 1, 8, 0)
+		}, "a.v[0]"},
+		{"two registers of one name", func(s *rtl.Sim, b *rtl.Base) {
+			rtl.NewReg[uint8](b, "x", 8, 0)
+			rtl.NewFlag(b, "x", false)
+		}, "a.x"},
+		{"registers past the vec's end", func(s *rtl.Sim, b *rtl.Base) {
+			rtl.NewReg[uint8](b, "v[4]", 8, 0)
+			rtl.NewVec[uint8](b, "v", 4, 8, 0)
+			rtl.NewReg[uint8](b, "v[5]", 8, 0)
+		}, ""},
+		{"indices not written as an element's", func(s *rtl.Sim, b *rtl.Base) {
+			rtl.NewVec[uint8](b, "v", 4, 8, 0)
+			rtl.NewReg[uint8](b, "v[01]", 8, 0)
+			rtl.NewReg[uint8](b, "v[+1]", 8, 0)
+		}, ""},
+		{"a vec named like an element", func(s *rtl.Sim, b *rtl.Base) {
+			rtl.NewVec[uint8](b, "v", 4, 8, 0)
+			rtl.NewVec[uint8](b, "v[1]", 4, 8, 0)
+		}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := rtl.New(rtl.Options{Checked: true})
+			f := newFaulty(s, "a")
+			build := func() { tc.build(s, &f.Base) }
+			if tc.dup == "" {
+				require.NotPanics(t, build)
+			} else {
+				require.PanicsWithValue(t, "rtl: two signals named "+tc.dup, build)
+			}
+		})
+	}
+}

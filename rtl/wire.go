@@ -165,12 +165,18 @@ func NewDecoupledOf[T interface {
 
 // Fire reports whether a transfer happens in this cycle.
 func (d *Decoupled[T]) Fire() bool {
-	v, r := d.Valid, d.Ready
+	v := d.Valid
 	if v.checked {
-		return v.Get() && r.Get()
+		return d.checkedFire()
 	}
-	return v.v && r.v
+	return v.v && d.Ready.v
 }
+
+// checkedFire is Fire with the read checks of Get; it is out of line so
+// that Fire inlines.
+//
+//go:noinline
+func (d *Decoupled[T]) checkedFire() bool { return d.Valid.Get() && d.Ready.Get() }
 
 // Producer declares b as the channel's producer: b listens to Ready.
 func (d *Decoupled[T]) Producer(b *Base) { b.Listen(d.Ready) }
