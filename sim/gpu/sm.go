@@ -341,10 +341,17 @@ func (m *SM) Drive() {
 // most one warp instruction.
 func (m *SM) Eval() {
 	now := m.Now()
-	free, eligible, computing, loading, remote := m.free.Q(), m.eligible.Q(), m.computing.Q(), m.loading.Q(), m.remote.Q()
-	nextReady := m.nextReady.Q()
-	fill, inflight := m.tqFill.Q(), m.inflight.Q()
-	head, tail := m.tqHead.Q(), m.tqTail.Q()
+	// The registers' values in this cycle (was) and their next values,
+	// written at the end where they differ.
+	was := smState{
+		free: m.free.Q(), eligible: m.eligible.Q(), computing: m.computing.Q(), loading: m.loading.Q(), remote: m.remote.Q(), nextReady: m.nextReady.Q(),
+		head: m.tqHead.Q(), tail: m.tqTail.Q(), fill: m.tqFill.Q(), inflight: m.inflight.Q(),
+		dreqValid: m.dreqValid.Q(), missValid: m.missValid.Q(),
+	}
+	free, eligible, computing, loading, remote := was.free, was.eligible, was.computing, was.loading, was.remote
+	nextReady := was.nextReady
+	fill, inflight := was.fill, was.inflight
+	head, tail := was.head, was.tail
 	park, unpark := false, false // push onto and pop off the parked ring
 	var parking uint64
 
@@ -354,8 +361,8 @@ func (m *SM) Eval() {
 	released := uint64(0)
 	pushLines, pushWarp := false, uint8(0)
 	pushRemote, part := false, RemoteReq{}
-	dreqValid := m.dreqValid.Q() && !m.DataReq.Fire()
-	missValid := m.missValid.Q() && !m.WalkReq.Fire()
+	dreqValid := was.dreqValid && !m.DataReq.Fire()
+	missValid := was.missValid && !m.WalkReq.Fire()
 
 	if m.TLBReq.Fire() {
 		head = m.wrap(head + 1)
@@ -445,8 +452,12 @@ func (m *SM) Eval() {
 	case unpark && !park:
 		parkFill--
 	}
-	update(m.dreqValid, dreqValid)
-	update(m.missValid, missValid)
+	if dreqValid != was.dreqValid {
+		m.dreqValid.Set(dreqValid)
+	}
+	if missValid != was.missValid {
+		m.missValid.Set(missValid)
+	}
 	if m.DataResp.Fire() {
 		w := m.DataResp.Bits.Get().Warp
 		released |= 1 << w
@@ -530,16 +541,36 @@ func (m *SM) Eval() {
 		released = m.evalRemote(pushRemote && !part.Write, part, released)
 	}
 	eligible |= released
-	update(m.tqHead, head)
-	update(m.tqTail, tail)
-	update(m.tqFill, fill)
-	update(m.inflight, inflight)
-	update(m.free, free)
-	update(m.eligible, eligible)
-	update(m.computing, computing)
-	update(m.loading, loading)
-	update(m.remote, remote)
-	update(m.nextReady, nextReady)
+	if head != was.head {
+		m.tqHead.Set(head)
+	}
+	if tail != was.tail {
+		m.tqTail.Set(tail)
+	}
+	if fill != was.fill {
+		m.tqFill.Set(fill)
+	}
+	if inflight != was.inflight {
+		m.inflight.Set(inflight)
+	}
+	if free != was.free {
+		m.free.Set(free)
+	}
+	if eligible != was.eligible {
+		m.eligible.Set(eligible)
+	}
+	if computing != was.computing {
+		m.computing.Set(computing)
+	}
+	if loading != was.loading {
+		m.loading.Set(loading)
+	}
+	if remote != was.remote {
+		m.remote.Set(remote)
+	}
+	if nextReady != was.nextReady {
+		m.nextReady.Set(nextReady)
+	}
 
 	// Sleep while every warp waits (or the issue stage waits for room in
 	// the translation queue), on memory or translation (an input wakes the
@@ -564,6 +595,15 @@ func (m *SM) Eval() {
 		return
 	}
 	m.SleepUntil(nextReady)
+}
+
+// smState is the value in one cycle of the SM registers Eval updates;
+// Eval writes those whose next value differs, so that an idle SM does not
+// dirty registers every cycle.
+type smState struct {
+	free, eligible, computing, loading, remote, nextReady uint64
+	head, tail, fill, inflight                            uint32
+	dreqValid, missValid                                  bool
 }
 
 // launch places the warps of one thread block into free slots.
