@@ -648,14 +648,28 @@ func (m *SM) pick(eligible uint64) int {
 // distinct lines; a lane access that straddles a line boundary touches two.
 func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 	shift := uint(bits.TrailingZeros(uint(m.cfg.LineBytes)))
+	ss := sectorShift(shift)
+	in := uint64(1)<<shift - 1 // byte offset within a line
 	size := uint64(max(op.Size, 1))
 	for _, a := range op.Addr[:op.Lanes] {
-		for l := a >> shift; l <= (a+size-1)>>shift; l++ {
-			// The lane's 32 B sectors within line l.
-			lo, hi := max(a, l<<shift), min(a+size-1, (l+1)<<shift-1)
-			ss := sectorShift(shift)
-			sec := uint8(1<<((hi&(1<<shift-1))>>ss+1) - 1<<((lo&(1<<shift-1))>>ss))
-			i := index(m.lineIDs[:lines], l)
+		end := a + size - 1
+		first, last := a>>shift, end>>shift
+		for l := first; l <= last; l++ {
+			// The lane's 32 B sectors within line l: from its first byte
+			// in the line to its last.
+			lo, hi := uint64(0), in
+			if l == first {
+				lo = a & in
+			}
+			if l == last {
+				hi = end & in
+			}
+			sec := uint8(1<<(hi>>ss+1) - 1<<(lo>>ss))
+			// Neighbouring lanes mostly share a line: the last one first.
+			i := lines - 1
+			if i < 0 || m.lineIDs[i] != l {
+				i = index(m.lineIDs[:lines], l)
+			}
 			if i < 0 {
 				i = lines
 				m.lineIDs[lines] = l
@@ -664,8 +678,7 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 			}
 			m.sectors[i] |= sec
 		}
-		p := a >> m.granule
-		if !contains(m.pages[:pages], p) {
+		if p := a >> m.granule; pages == 0 || m.pages[pages-1] != p && !contains(m.pages[:pages-1], p) {
 			m.pages[pages] = p
 			pages++
 		}
