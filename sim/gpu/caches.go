@@ -84,7 +84,8 @@ type Caches struct {
 	// over. Nil unless CachesConfig.Flushable.
 	Flush, Flushed *rtl.Decoupled[uint8]
 
-	reqValid *rtl.BitBus // the Req channels' Valid wires
+	reqValid  *rtl.BitBus // the Req channels' Valid wires
+	respValid *rtl.BitBus // the Resp channels' Valid wires: the SMs offered a warp
 
 	cfg          CachesConfig
 	linesPerPage int
@@ -136,6 +137,7 @@ type Caches struct {
 	missReq                  []LineReq
 	doneNew, busyNew, dueNew []uint64
 	firstDueNew              []uint64 // by SM, for the SMs in doneLoaded
+	rescan                   uint64   // SMs whose firstDueNew needs a search
 	doneLoaded, busyLoaded   uint64
 	leftNew                  []int
 	touched                  []int
@@ -164,6 +166,7 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 		c.Resp = append(c.Resp, m.LineResp)
 	}
 	c.reqValid = rtl.ValidBus(s, path+".req_valid", c.Req)
+	c.respValid = rtl.ValidBus(s, path+".resp_valid", c.Resp)
 	s.Add(c, path)
 	b := &c.Base
 	if cfg.Flushable {
@@ -274,13 +277,17 @@ func (c *Caches) Eval() {
 	now := c.Now()
 	c.active = false
 	c.doneLoaded, c.busyLoaded = 0, 0
-	c.popIn, c.popMiss, c.pushMiss = 0, 0, 0
-	// Only an SM with an answered warp is offered one.
-	for set := c.answered.Q(); set != 0; set &= set - 1 {
+	c.popIn, c.popMiss, c.pushMiss, c.rescan = 0, 0, 0, 0
+	// Only an SM offered a warp can take it.
+	for set := c.respValid.Get(); set != 0; set &= set - 1 {
 		i := bits.TrailingZeros64(set)
 		if c.Resp[i].Fire() {
 			c.loadDone(i)
-			c.doneNew[i] &^= 1 << c.Resp[i].Bits.Get()
+			w := c.Resp[i].Bits.Get()
+			c.doneNew[i] &^= 1 << w
+			if c.due.At(i*c.cfg.Warps+int(w)).Q() == c.firstDueNew[i] {
+				c.rescan |= 1 << i // it may have been the only warp due first
+			}
 			c.active = true
 		}
 	}
@@ -670,6 +677,7 @@ func (c *Caches) resolve(id uint32, due uint64) {
 	if c.leftNew[k] == 0 {
 		c.loadDone(i)
 		c.doneNew[i] |= 1 << w
+		c.firstDueNew[i] = min(c.firstDueNew[i], c.dueNew[k])
 	}
 }
 
@@ -678,6 +686,7 @@ func (c *Caches) loadDone(i int) {
 	if c.doneLoaded&(1<<i) == 0 {
 		c.doneLoaded |= 1 << i
 		c.doneNew[i] = c.done.At(i).Q()
+		c.firstDueNew[i] = c.firstDue.At(i).Q()
 	}
 }
 
@@ -697,13 +706,13 @@ func (c *Caches) commitScratch() uint64 {
 	for set := c.doneLoaded; set != 0; set &= set - 1 {
 		i := bits.TrailingZeros64(set)
 		d := c.doneNew[i]
-		first := c.firstDue.At(i).Q()
 		if r := c.done.At(i); r.Q() != d {
 			r.Set(d)
-			first = c.firstDueOf(i, d)
-			update(c.firstDue.At(i), first)
+			if c.rescan&(1<<i) != 0 {
+				c.firstDueNew[i] = c.firstDueOf(i, d)
+			}
+			update(c.firstDue.At(i), c.firstDueNew[i])
 		}
-		c.firstDueNew[i] = first
 		answered = answered&^(1<<i) | uint64(min(d, 1))<<i
 	}
 	for _, k := range c.touched {
