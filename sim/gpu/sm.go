@@ -444,13 +444,10 @@ func (m *SM) Eval() {
 		tail, fill = m.push(tail, fill, m.parked.Head())
 		inflight--
 	}
-	m.parked.Update(park, parking, 0, unpark)
 	parkFill := m.parked.Len() // after this cycle's push and pop
-	switch {
-	case park && !unpark:
-		parkFill++
-	case unpark && !park:
-		parkFill--
+	if park || unpark {
+		m.parked.Update(park, parking, 0, unpark)
+		parkFill = parkFill + b2u(park) - b2u(unpark)
 	}
 	if dreqValid != was.dreqValid {
 		m.dreqValid.Set(dreqValid)
@@ -463,7 +460,8 @@ func (m *SM) Eval() {
 		released |= 1 << w
 		loading &^= 1 << w
 	}
-	if m.cfg.StreamLines {
+	// Lines move when one is queued, offered or answered.
+	if m.cfg.StreamLines && (pushLines || m.LineReq.Valid.Get() || m.LineResp.Valid.Get()) {
 		released, loading = m.evalLines(pushLines, pushWarp, released, loading)
 	}
 	if m.cfg.RemoteLines {
