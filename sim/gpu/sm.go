@@ -312,7 +312,8 @@ func (m *SM) Drive() {
 	if fill > 0 {
 		m.TLBReq.Bits.Set(tlb.UnpackLookup(m.tq.At(int(m.tqHead.Q())).Q()))
 	}
-	m.WalkReq.Valid.Set(m.missValid.Q())
+	missValid := m.missValid.Q()
+	m.WalkReq.Valid.Set(missValid)
 	l := tlb.UnpackLookup(m.miss.Q())
 	m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester, Write: l.Write})
 	m.DataReq.Valid.Set(m.dreqValid.Q())
@@ -329,29 +330,23 @@ func (m *SM) Drive() {
 		m.RemoteResp.Ready.Set(true)
 	}
 	// A hit on a remote page queues a request: it waits for room.
-	m.TLBResp.Ready.Set(!m.missValid.Q() && (!m.cfg.RemoteLines || !m.rq.Full()))
+	m.TLBResp.Ready.Set(!missValid && (!m.cfg.RemoteLines || !m.rq.Full()))
 	m.Replay.Ready.Set(true)
 	m.DataResp.Ready.Set(true)
 	// A launch needs room for the largest thread block of any kernel.
-	m.Launch.Ready.Set(bits.OnesCount64(m.free.Q()) >= m.blockWarps)
-	m.Resident.Set(uint8(m.cfg.Warps - bits.OnesCount64(m.free.Q())))
+	free := bits.OnesCount64(m.free.Q())
+	m.Launch.Ready.Set(free >= m.blockWarps)
+	m.Resident.Set(uint8(m.cfg.Warps - free))
 }
 
 // Eval retires responses, accepts a launch, sends a lookup and issues at
 // most one warp instruction.
 func (m *SM) Eval() {
 	now := m.Now()
-	// The registers' values in this cycle (was) and their next values,
-	// written at the end where they differ.
-	was := smState{
-		free: m.free.Q(), eligible: m.eligible.Q(), computing: m.computing.Q(), loading: m.loading.Q(), remote: m.remote.Q(), nextReady: m.nextReady.Q(),
-		head: m.tqHead.Q(), tail: m.tqTail.Q(), fill: m.tqFill.Q(), inflight: m.inflight.Q(),
-		dreqValid: m.dreqValid.Q(), missValid: m.missValid.Q(),
-	}
-	free, eligible, computing, loading, remote := was.free, was.eligible, was.computing, was.loading, was.remote
-	nextReady := was.nextReady
-	fill, inflight := was.fill, was.inflight
-	head, tail := was.head, was.tail
+	free, eligible, computing, loading, remote := m.free.Q(), m.eligible.Q(), m.computing.Q(), m.loading.Q(), m.remote.Q()
+	nextReady := m.nextReady.Q()
+	fill, inflight := m.tqFill.Q(), m.inflight.Q()
+	head, tail := m.tqHead.Q(), m.tqTail.Q()
 	park, unpark := false, false // push onto and pop off the parked ring
 	var parking uint64
 
@@ -361,8 +356,8 @@ func (m *SM) Eval() {
 	released := uint64(0)
 	pushLines, pushWarp := false, uint8(0)
 	pushRemote, part := false, RemoteReq{}
-	dreqValid := was.dreqValid && !m.DataReq.Fire()
-	missValid := was.missValid && !m.WalkReq.Fire()
+	dreqValid := m.dreqValid.Q() && !m.DataReq.Fire()
+	missValid := m.missValid.Q() && !m.WalkReq.Fire()
 
 	if m.TLBReq.Fire() {
 		head = m.wrap(head + 1)
@@ -449,10 +444,10 @@ func (m *SM) Eval() {
 		m.parked.Update(park, parking, 0, unpark)
 		parkFill = parkFill + b2u(park) - b2u(unpark)
 	}
-	if dreqValid != was.dreqValid {
+	if dreqValid != m.dreqValid.Q() {
 		m.dreqValid.Set(dreqValid)
 	}
-	if missValid != was.missValid {
+	if missValid != m.missValid.Q() {
 		m.missValid.Set(missValid)
 	}
 	if m.DataResp.Fire() {
@@ -539,34 +534,36 @@ func (m *SM) Eval() {
 		released = m.evalRemote(pushRemote && !part.Write, part, released)
 	}
 	eligible |= released
-	if head != was.head {
+	// Only the registers that change are written (update, spelled out so
+	// that it inlines): an idle SM dirties none.
+	if head != m.tqHead.Q() {
 		m.tqHead.Set(head)
 	}
-	if tail != was.tail {
+	if tail != m.tqTail.Q() {
 		m.tqTail.Set(tail)
 	}
-	if fill != was.fill {
+	if fill != m.tqFill.Q() {
 		m.tqFill.Set(fill)
 	}
-	if inflight != was.inflight {
+	if inflight != m.inflight.Q() {
 		m.inflight.Set(inflight)
 	}
-	if free != was.free {
+	if free != m.free.Q() {
 		m.free.Set(free)
 	}
-	if eligible != was.eligible {
+	if eligible != m.eligible.Q() {
 		m.eligible.Set(eligible)
 	}
-	if computing != was.computing {
+	if computing != m.computing.Q() {
 		m.computing.Set(computing)
 	}
-	if loading != was.loading {
+	if loading != m.loading.Q() {
 		m.loading.Set(loading)
 	}
-	if remote != was.remote {
+	if remote != m.remote.Q() {
 		m.remote.Set(remote)
 	}
-	if nextReady != was.nextReady {
+	if nextReady != m.nextReady.Q() {
 		m.nextReady.Set(nextReady)
 	}
 
@@ -593,15 +590,6 @@ func (m *SM) Eval() {
 		return
 	}
 	m.SleepUntil(nextReady)
-}
-
-// smState is the value in one cycle of the SM registers Eval updates;
-// Eval writes those whose next value differs, so that an idle SM does not
-// dirty registers every cycle.
-type smState struct {
-	free, eligible, computing, loading, remote, nextReady uint64
-	head, tail, fill, inflight                            uint32
-	dreqValid, missValid                                  bool
 }
 
 // launch places the warps of one thread block into free slots.
@@ -836,6 +824,11 @@ func (m *SM) localLine(w, c uint8) uint8 {
 	if !m.cfg.RemoteLines {
 		return c
 	}
+	return m.nextLocalLine(w, c)
+}
+
+// nextLocalLine is localLine with RemoteLines.
+func (m *SM) nextLocalLine(w, c uint8) uint8 {
 	n := m.lines.At(int(w)).Q()
 	if c >= n {
 		return n
