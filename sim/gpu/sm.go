@@ -637,10 +637,6 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 	ss := sectorShift(shift)
 	in := uint64(1)<<shift - 1 // byte offset within a line
 	size := uint64(max(op.Size, 1))
-	// The range of the lines and pages found so far: a lane outside it
-	// (lanes mostly ascend) touches new ones without a search.
-	lineMin, lineMax := ^uint64(0), uint64(0)
-	pageMin, pageMax := ^uint64(0), uint64(0)
 	for _, a := range op.Addr[:op.Lanes] {
 		end := a + size - 1
 		first, last := a>>shift, end>>shift
@@ -655,13 +651,9 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 				hi = end & in
 			}
 			sec := uint8(1<<(hi>>ss+1) - 1<<(lo>>ss))
-			i := -1
-			switch {
-			case l < lineMin || l > lineMax:
-				lineMin, lineMax = min(lineMin, l), max(lineMax, l)
-			case m.lineIDs[lines-1] == l: // neighbouring lanes mostly share a line
-				i = lines - 1
-			default:
+			// Neighbouring lanes mostly share a line: the last one first.
+			i := lines - 1
+			if i < 0 || m.lineIDs[i] != l {
 				i = index(m.lineIDs[:lines], l)
 			}
 			if i < 0 {
@@ -672,9 +664,7 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 			}
 			m.sectors[i] |= sec
 		}
-		p := a >> m.granule
-		if p < pageMin || p > pageMax || m.pages[pages-1] != p && !contains(m.pages[:pages-1], p) {
-			pageMin, pageMax = min(pageMin, p), max(pageMax, p)
+		if p := a >> m.granule; pages == 0 || m.pages[pages-1] != p && !contains(m.pages[:pages-1], p) {
 			m.pages[pages] = p
 			pages++
 		}
