@@ -633,8 +633,11 @@ func (m *SM) pick(eligible uint64) int {
 // order) and counts its
 // distinct lines; a lane access that straddles a line boundary touches two.
 func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
-	shift := uint(bits.TrailingZeros(uint(m.cfg.LineBytes)))
-	ss := sectorShift(shift)
+	// The shift amounts, masked to below 64 (which they are) so that each
+	// shift compiles to one instruction.
+	shift := uint(bits.TrailingZeros(uint(m.cfg.LineBytes))) & 63
+	ss := sectorShift(shift) & 63
+	granule := m.granule & 63
 	in := uint64(1)<<shift - 1 // byte offset within a line
 	size := uint64(max(op.Size, 1))
 	for _, a := range op.Addr[:op.Lanes] {
@@ -650,7 +653,8 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 			if l == last {
 				hi = end & in
 			}
-			sec := uint8(1<<(hi>>ss+1) - 1<<(lo>>ss))
+			// Sector indices are 0..3 (a line has four sectors).
+			sec := uint8(2<<(hi>>ss&3) - 1<<(lo>>ss&3))
 			// Neighbouring lanes mostly share a line: the last one first.
 			i := lines - 1
 			if i < 0 || m.lineIDs[i] != l {
@@ -664,7 +668,7 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 			}
 			m.sectors[i] |= sec
 		}
-		if p := a >> m.granule; pages == 0 || m.pages[pages-1] != p && !contains(m.pages[:pages-1], p) {
+		if p := a >> granule; pages == 0 || m.pages[pages-1] != p && !contains(m.pages[:pages-1], p) {
 			m.pages[pages] = p
 			pages++
 		}
