@@ -84,7 +84,8 @@ type Caches struct {
 	// over. Nil unless CachesConfig.Flushable.
 	Flush, Flushed *rtl.Decoupled[uint8]
 
-	reqValid *rtl.BitBus // the Req channels' Valid wires
+	reqValid  *rtl.BitBus // the Req channels' Valid wires
+	respValid *rtl.BitBus // the Resp channels' Valid wires: the SMs offered a warp
 
 	cfg          CachesConfig
 	linesPerPage int
@@ -115,6 +116,9 @@ type Caches struct {
 	queued   *rtl.Reg[uint64]
 	answered *rtl.Reg[uint64]
 	redrive  *rtl.Reg[uint64]
+	// Per SM, the earliest due cycle of its done warps (Never for none):
+	// Drive looks for a warp to offer only once one can be due.
+	firstDue *rtl.Vec[uint64]
 
 	// Eval's scratch, allocated once: next values gathered over the
 	// cycle and written to the registers at its end.
@@ -132,6 +136,8 @@ type Caches struct {
 	popIn, popMiss, pushMiss uint64     // by SM
 	missReq                  []LineReq
 	doneNew, busyNew, dueNew []uint64
+	firstDueNew              []uint64 // by SM, for the SMs in doneLoaded
+	rescan                   uint64   // SMs whose firstDueNew needs a search
 	doneLoaded, busyLoaded   uint64
 	leftNew                  []int
 	touched                  []int
@@ -150,7 +156,7 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 	n := cfg.SMs * cfg.Warps
 	c := &Caches{cfg: cfg, Unmap: unmap, linesPerPage: 1 << PageShift / cfg.L2.LineBytes,
 		claim:   make([]int, cfg.Slices),
-		missReq: make([]LineReq, cfg.SMs), doneNew: make([]uint64, cfg.SMs), busyNew: make([]uint64, cfg.Slices),
+		missReq: make([]LineReq, cfg.SMs), doneNew: make([]uint64, cfg.SMs), firstDueNew: make([]uint64, cfg.SMs), busyNew: make([]uint64, cfg.Slices),
 		dueNew: make([]uint64, n), leftNew: make([]int, n)}
 	for k := range c.leftNew {
 		c.leftNew[k] = -1
@@ -160,6 +166,7 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 		c.Resp = append(c.Resp, m.LineResp)
 	}
 	c.reqValid = rtl.ValidBus(s, path+".req_valid", c.Req)
+	c.respValid = rtl.ValidBus(s, path+".resp_valid", c.Resp)
 	s.Add(c, path)
 	b := &c.Base
 	if cfg.Flushable {
@@ -196,6 +203,7 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 	c.left = rtl.NewVec[uint8](b, "left", cfg.SMs*cfg.Warps, countBits, 0)
 	c.due = rtl.NewVec[uint64](b, "due", cfg.SMs*cfg.Warps, 64, 0)
 	c.done = rtl.NewVec[uint64](b, "done", cfg.SMs, cfg.Warps, 0)
+	c.firstDue = rtl.NewVec(b, "first_due", cfg.SMs, 64, rtl.Never)
 	c.rr = rtl.NewReg[uint32](b, "rr", 6, 0)
 	c.pages = rtl.NewRing[uint64](b, "unmapped", cfg.InvalidateDepth, pte.VPNBits, false)
 	c.l2Pos = rtl.NewReg[uint8](b, "l2_pos", 8, 0)
@@ -214,13 +222,23 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 // takes lines while the SM's FIFO has room. An SM outside answered and
 // redrive has no answered warp and neither had one nor changed its FIFO
 // when its outputs were last driven, so its wires already hold what Drive
-// would set.
+// would set; an SM outside redrive has the Ready it had.
 func (c *Caches) Drive() {
 	now := c.Now()
-	for set := c.answered.Q() | c.redrive.Q(); set != 0; set &= set - 1 {
+	answered, redrive := c.answered.Q(), c.redrive.Q()
+	if redrive != 0 {
+		taking := c.flushing.Q() != flushWalk
+		for set := redrive; set != 0; set &= set - 1 {
+			i := bits.TrailingZeros64(set)
+			c.Req[i].Ready.Set(taking && !c.in[i].Full())
+		}
+	}
+	for set := answered | redrive; set != 0; set &= set - 1 {
 		i := bits.TrailingZeros64(set)
-		c.Req[i].Ready.Set(!c.in[i].Full() && c.flushing.Q() != flushWalk)
-		w := c.answer(i, now)
+		w := -1
+		if c.firstDue.At(i).Q() <= now {
+			w = c.answer(i, now)
+		}
 		c.Resp[i].Valid.Set(w >= 0)
 		if w >= 0 {
 			c.Resp[i].Bits.Set(uint8(w))
@@ -259,13 +277,17 @@ func (c *Caches) Eval() {
 	now := c.Now()
 	c.active = false
 	c.doneLoaded, c.busyLoaded = 0, 0
-	c.popIn, c.popMiss, c.pushMiss = 0, 0, 0
-	// Only an SM with an answered warp is offered one.
-	for set := c.answered.Q(); set != 0; set &= set - 1 {
+	c.popIn, c.popMiss, c.pushMiss, c.rescan = 0, 0, 0, 0
+	// Only an SM offered a warp can take it.
+	for set := c.respValid.Get(); set != 0; set &= set - 1 {
 		i := bits.TrailingZeros64(set)
 		if c.Resp[i].Fire() {
 			c.loadDone(i)
-			c.doneNew[i] &^= 1 << c.Resp[i].Bits.Get()
+			w := c.Resp[i].Bits.Get()
+			c.doneNew[i] &^= 1 << w
+			if c.due.At(i*c.cfg.Warps+int(w)).Q() == c.firstDueNew[i] {
+				c.rescan |= 1 << i // it may have been the only warp due first
+			}
 			c.active = true
 		}
 	}
@@ -620,16 +642,17 @@ func (c *Caches) busyPipelines() bool {
 }
 
 // nextDue is the earliest due cycle of a warp of the SMs in answered, at
-// least the next cycle.
+// least the next cycle (commitScratch has set the first due cycles of the
+// SMs in doneLoaded).
 func (c *Caches) nextDue(now, answered uint64) uint64 {
 	t := rtl.Never
 	for set := answered; set != 0; set &= set - 1 {
 		i := bits.TrailingZeros64(set)
-		c.loadDone(i)
-		for d := c.doneNew[i]; d != 0; d &= d - 1 {
-			w := bits.TrailingZeros64(d)
-			t = min(t, max(c.due.At(i*c.cfg.Warps+w).Q(), now+1))
+		first := c.firstDueNew[i]
+		if c.doneLoaded&(1<<i) == 0 {
+			first = c.firstDue.At(i).Q()
 		}
+		t = min(t, max(first, now+1))
 	}
 	return t
 }
@@ -654,6 +677,7 @@ func (c *Caches) resolve(id uint32, due uint64) {
 	if c.leftNew[k] == 0 {
 		c.loadDone(i)
 		c.doneNew[i] |= 1 << w
+		c.firstDueNew[i] = min(c.firstDueNew[i], c.dueNew[k])
 	}
 }
 
@@ -662,6 +686,7 @@ func (c *Caches) loadDone(i int) {
 	if c.doneLoaded&(1<<i) == 0 {
 		c.doneLoaded |= 1 << i
 		c.doneNew[i] = c.done.At(i).Q()
+		c.firstDueNew[i] = c.firstDue.At(i).Q()
 	}
 }
 
@@ -677,16 +702,23 @@ func (c *Caches) touch(k int) {
 // commitScratch writes the cycle's counters to the registers and returns
 // the SMs that have answered warps afterwards (answered's next value).
 func (c *Caches) commitScratch() uint64 {
+	answered := c.answered.Q()
+	for set := c.doneLoaded; set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
+		d := c.doneNew[i]
+		if r := c.done.At(i); r.Q() != d {
+			r.Set(d)
+			if c.rescan&(1<<i) != 0 {
+				c.firstDueNew[i] = c.firstDueOf(i, d)
+			}
+			update(c.firstDue.At(i), c.firstDueNew[i])
+		}
+		answered = answered&^(1<<i) | uint64(min(d, 1))<<i
+	}
 	for _, k := range c.touched {
 		update(c.left.At(k), uint8(c.leftNew[k]))
 		update(c.due.At(k), c.dueNew[k])
 		c.leftNew[k] = -1
-	}
-	answered := c.answered.Q()
-	for set := c.doneLoaded; set != 0; set &= set - 1 {
-		i := bits.TrailingZeros64(set)
-		update(c.done.At(i), c.doneNew[i])
-		answered = answered&^(1<<i) | uint64(min(c.doneNew[i], 1))<<i
 	}
 	for set := c.busyLoaded; set != 0; set &= set - 1 {
 		s := bits.TrailingZeros64(set)
@@ -695,6 +727,21 @@ func (c *Caches) commitScratch() uint64 {
 	update(c.bytes, c.bytesNew)
 	update(c.answered, answered)
 	return answered
+}
+
+// firstDueOf is the earliest due cycle of SM i's warps in done, with
+// this cycle's scratch (before commitScratch clears it), or Never.
+func (c *Caches) firstDueOf(i int, done uint64) uint64 {
+	t := rtl.Never
+	for d := done; d != 0; d &= d - 1 {
+		k := i*c.cfg.Warps + bits.TrailingZeros64(d)
+		due := c.dueNew[k]
+		if c.leftNew[k] < 0 {
+			due = c.due.At(k).Q()
+		}
+		t = min(t, due)
+	}
+	return t
 }
 
 // fetch books n sectors on slice s's channels from now and returns the

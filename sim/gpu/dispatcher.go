@@ -44,6 +44,9 @@ type Dispatcher struct {
 	target  *rtl.Reg[uint32] // SM offered the next block
 	waiting *rtl.Reg[bool]   // every block (or the host request) is out
 	startAt *rtl.Reg[uint64] // cycle the current phase, if a kernel, may launch its first block
+	// shown is the target before its last change: the one launch port
+	// besides the target's whose Valid Drive may have to lower.
+	shown *rtl.Reg[uint32]
 }
 
 // Kernels lists the workload's kernels in phase order: the SMs' launch port
@@ -118,6 +121,7 @@ func newDispatcher(s *rtl.Sim, path string, phases []workload.Phase, p Dispatche
 	d.phase = rtl.NewReg[uint32](b, "phase", 32, 0)
 	d.block = rtl.NewReg[uint32](b, "block", 32, 0)
 	d.target = rtl.NewReg[uint32](b, "target", 16, 0)
+	d.shown = rtl.NewReg[uint32](b, "shown", 16, 0)
 	d.waiting = rtl.NewFlag(b, "waiting", false)
 	d.startAt = rtl.NewReg(b, "start_at", 64, launchLatency)
 	for i := range p.Launch {
@@ -137,9 +141,10 @@ func (d *Dispatcher) Drive() {
 	kernel := !done && d.phases[ph].Kernel != nil
 	offer := kernel && !d.waiting.Q() && d.Now() >= d.startAt.Q()
 	t := int(d.target.Q())
-	for i, l := range d.Launch {
-		l.Valid.Set(offer && i == t)
+	if p := int(d.shown.Q()); p != t {
+		d.Launch[p].Valid.Set(false)
 	}
+	d.Launch[t].Valid.Set(offer)
 	if offer {
 		d.Launch[t].Bits.Set(Launch{Kernel: uint16(d.kernels[ph]), Block: d.block.Q()})
 	}
@@ -188,7 +193,7 @@ func (d *Dispatcher) evalKernel(k *workload.Kernel) {
 		d.waiting.Set(false)
 		d.block.Set(0)
 		if d.firstGPUEachKernel {
-			d.target.Set(0)
+			d.retarget(0)
 		}
 		d.next(int(d.phase.Q()))
 		return
@@ -212,12 +217,20 @@ func (d *Dispatcher) evalKernel(k *workload.Kernel) {
 	}
 	if c, ok := d.choose(t, fired); ok {
 		if c != t {
-			d.target.Set(uint32(c))
+			d.retarget(c)
 		}
 		return
 	}
 	if !fired {
 		d.Sleep()
+	}
+}
+
+// retarget makes SM c the target from the next cycle.
+func (d *Dispatcher) retarget(c int) {
+	if t := d.target.Q(); uint32(c) != t {
+		d.target.Set(uint32(c))
+		d.shown.Set(t)
 	}
 }
 

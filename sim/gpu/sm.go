@@ -312,7 +312,8 @@ func (m *SM) Drive() {
 	if fill > 0 {
 		m.TLBReq.Bits.Set(tlb.UnpackLookup(m.tq.At(int(m.tqHead.Q())).Q()))
 	}
-	m.WalkReq.Valid.Set(m.missValid.Q())
+	missValid := m.missValid.Q()
+	m.WalkReq.Valid.Set(missValid)
 	l := tlb.UnpackLookup(m.miss.Q())
 	m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester, Write: l.Write})
 	m.DataReq.Valid.Set(m.dreqValid.Q())
@@ -329,12 +330,13 @@ func (m *SM) Drive() {
 		m.RemoteResp.Ready.Set(true)
 	}
 	// A hit on a remote page queues a request: it waits for room.
-	m.TLBResp.Ready.Set(!m.missValid.Q() && (!m.cfg.RemoteLines || !m.rq.Full()))
+	m.TLBResp.Ready.Set(!missValid && (!m.cfg.RemoteLines || !m.rq.Full()))
 	m.Replay.Ready.Set(true)
 	m.DataResp.Ready.Set(true)
 	// A launch needs room for the largest thread block of any kernel.
-	m.Launch.Ready.Set(bits.OnesCount64(m.free.Q()) >= m.blockWarps)
-	m.Resident.Set(uint8(m.cfg.Warps - bits.OnesCount64(m.free.Q())))
+	free := bits.OnesCount64(m.free.Q())
+	m.Launch.Ready.Set(free >= m.blockWarps)
+	m.Resident.Set(uint8(m.cfg.Warps - free))
 }
 
 // Eval retires responses, accepts a launch, sends a lookup and issues at
@@ -437,22 +439,24 @@ func (m *SM) Eval() {
 		tail, fill = m.push(tail, fill, m.parked.Head())
 		inflight--
 	}
-	m.parked.Update(park, parking, 0, unpark)
 	parkFill := m.parked.Len() // after this cycle's push and pop
-	switch {
-	case park && !unpark:
-		parkFill++
-	case unpark && !park:
-		parkFill--
+	if park || unpark {
+		m.parked.Update(park, parking, 0, unpark)
+		parkFill = parkFill + b2u(park) - b2u(unpark)
 	}
-	update(m.dreqValid, dreqValid)
-	update(m.missValid, missValid)
+	if dreqValid != m.dreqValid.Q() {
+		m.dreqValid.Set(dreqValid)
+	}
+	if missValid != m.missValid.Q() {
+		m.missValid.Set(missValid)
+	}
 	if m.DataResp.Fire() {
 		w := m.DataResp.Bits.Get().Warp
 		released |= 1 << w
 		loading &^= 1 << w
 	}
-	if m.cfg.StreamLines {
+	// Lines move when one is queued, offered or answered.
+	if m.cfg.StreamLines && (pushLines || m.LineReq.Valid.Get() || m.LineResp.Valid.Get()) {
 		released, loading = m.evalLines(pushLines, pushWarp, released, loading)
 	}
 	if m.cfg.RemoteLines {
@@ -530,16 +534,38 @@ func (m *SM) Eval() {
 		released = m.evalRemote(pushRemote && !part.Write, part, released)
 	}
 	eligible |= released
-	update(m.tqHead, head)
-	update(m.tqTail, tail)
-	update(m.tqFill, fill)
-	update(m.inflight, inflight)
-	update(m.free, free)
-	update(m.eligible, eligible)
-	update(m.computing, computing)
-	update(m.loading, loading)
-	update(m.remote, remote)
-	update(m.nextReady, nextReady)
+	// Only the registers that change are written (update, spelled out so
+	// that it inlines): an idle SM dirties none.
+	if head != m.tqHead.Q() {
+		m.tqHead.Set(head)
+	}
+	if tail != m.tqTail.Q() {
+		m.tqTail.Set(tail)
+	}
+	if fill != m.tqFill.Q() {
+		m.tqFill.Set(fill)
+	}
+	if inflight != m.inflight.Q() {
+		m.inflight.Set(inflight)
+	}
+	if free != m.free.Q() {
+		m.free.Set(free)
+	}
+	if eligible != m.eligible.Q() {
+		m.eligible.Set(eligible)
+	}
+	if computing != m.computing.Q() {
+		m.computing.Set(computing)
+	}
+	if loading != m.loading.Q() {
+		m.loading.Set(loading)
+	}
+	if remote != m.remote.Q() {
+		m.remote.Set(remote)
+	}
+	if nextReady != m.nextReady.Q() {
+		m.nextReady.Set(nextReady)
+	}
 
 	// Sleep while every warp waits (or the issue stage waits for room in
 	// the translation queue), on memory or translation (an input wakes the
@@ -607,15 +633,33 @@ func (m *SM) pick(eligible uint64) int {
 // order) and counts its
 // distinct lines; a lane access that straddles a line boundary touches two.
 func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
-	shift := uint(bits.TrailingZeros(uint(m.cfg.LineBytes)))
+	// The shift amounts, masked to below 64 (which they are) so that each
+	// shift compiles to one instruction.
+	shift := uint(bits.TrailingZeros(uint(m.cfg.LineBytes))) & 63
+	ss := sectorShift(shift) & 63
+	granule := m.granule & 63
+	in := uint64(1)<<shift - 1 // byte offset within a line
 	size := uint64(max(op.Size, 1))
 	for _, a := range op.Addr[:op.Lanes] {
-		for l := a >> shift; l <= (a+size-1)>>shift; l++ {
-			// The lane's 32 B sectors within line l.
-			lo, hi := max(a, l<<shift), min(a+size-1, (l+1)<<shift-1)
-			ss := sectorShift(shift)
-			sec := uint8(1<<((hi&(1<<shift-1))>>ss+1) - 1<<((lo&(1<<shift-1))>>ss))
-			i := index(m.lineIDs[:lines], l)
+		end := a + size - 1
+		first, last := a>>shift, end>>shift
+		for l := first; l <= last; l++ {
+			// The lane's 32 B sectors within line l: from its first byte
+			// in the line to its last.
+			lo, hi := uint64(0), in
+			if l == first {
+				lo = a & in
+			}
+			if l == last {
+				hi = end & in
+			}
+			// Sector indices are 0..3 (a line has four sectors).
+			sec := uint8(2<<(hi>>ss&3) - 1<<(lo>>ss&3))
+			// Neighbouring lanes mostly share a line: the last one first.
+			i := lines - 1
+			if i < 0 || m.lineIDs[i] != l {
+				i = index(m.lineIDs[:lines], l)
+			}
 			if i < 0 {
 				i = lines
 				m.lineIDs[lines] = l
@@ -624,8 +668,7 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 			}
 			m.sectors[i] |= sec
 		}
-		p := a >> m.granule
-		if !contains(m.pages[:pages], p) {
+		if p := a >> granule; pages == 0 || m.pages[pages-1] != p && !contains(m.pages[:pages-1], p) {
 			m.pages[pages] = p
 			pages++
 		}
@@ -775,6 +818,11 @@ func (m *SM) localLine(w, c uint8) uint8 {
 	if !m.cfg.RemoteLines {
 		return c
 	}
+	return m.nextLocalLine(w, c)
+}
+
+// nextLocalLine is localLine with RemoteLines.
+func (m *SM) nextLocalLine(w, c uint8) uint8 {
 	n := m.lines.At(int(w)).Q()
 	if c >= n {
 		return n
