@@ -244,11 +244,13 @@ type Driver struct {
 
 	// Fault buffer: faults and zero-copy accesses waiting for an answer.
 	reqKind *rtl.Vec[uint8]
-	reqWalk *rtl.Vec[ptw.Walk]
-	reqSeq  *rtl.Vec[uint64] // arrival order
-	seq     *rtl.Reg[uint64]
-	waiting *rtl.Reg[uint32]
-	perSM   *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
+	// occupied is the entries whose kind is not entryFree, one bit each.
+	occupied occupancy
+	reqWalk  *rtl.Vec[ptw.Walk]
+	reqSeq   *rtl.Vec[uint64] // arrival order
+	seq      *rtl.Reg[uint64]
+	waiting  *rtl.Reg[uint32]
+	perSM    *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
 	// Bit i of frozen: SM i's L1 TLB is frozen (perSM non-zero, reference
 	// timing aside); frozenShown is frozen before its last change, so
 	// Drive sets only the freeze wires of the SMs whose bit changed then.
@@ -365,6 +367,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Drive
 	b := &d.Base
 	n := cfg.FaultBuffer
 	d.reqKind = rtl.NewVec[uint8](b, "req_kind", n, 2, entryFree)
+	d.occupied = newOccupancy(b, "req_occupied", n)
 	d.reqWalk = rtl.NewVecOf(b, "req_walk", n, ptw.WalkBits, ptw.Walk{})
 	d.reqSeq = rtl.NewVec[uint64](b, "req_seq", n, 64, 0)
 	d.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
@@ -705,6 +708,7 @@ func (d *Driver) evalReply() {
 				d.zeroCopy.Set(d.zeroCopy.Q() + 1)
 			}
 			d.reqKind.At(i).Set(entryFree)
+			d.occupied.put(i, false)
 			c.waiting--
 			_, _, c.freed = d.offerReply(i, -1)
 		}
@@ -896,6 +900,7 @@ func (d *Driver) finishCycle() {
 		d.table.At(c.stateWord).Set(c.stateVal)
 	}
 	d.applyDirty()
+	d.occupied.flush()
 	if r := c.landedRegion; r >= 0 {
 		d.resident.At(r).Set(d.resident.At(r).Q() + 1)
 	}
@@ -1166,52 +1171,53 @@ func (d *Driver) offerReply(skip, only int) (offered bool, wake uint64, freed in
 	now := d.c.now
 	wake, freed = rtl.Never, -1
 	left := d.waiting.Q() // occupied entries: the search stops after the last
-	first, end := 0, d.cfg.FaultBuffer
+	first, end, pick := 0, d.occupied.words.Len(), ^uint64(0)
 	if only >= 0 {
-		first, end = only, only+1
+		first, end, pick = only/64, only/64+1, 1<<(only%64)
 	}
-	for i := first; i < end && left > 0; i++ {
-		kind := d.reqKind.At(i).Q()
-		if kind == entryFree {
-			continue
-		}
-		left--
-		if i == skip {
-			continue
-		}
-		page := int(d.reqWalk.At(i).Q().VPN - d.cfg.BaseVPN)
-		st := d.pageState(page)
-		valid := st == pageValid && !d.writer.LandingAt(d.cfg.BaseVPN+uint64(page)) && !d.unmapping(page)
-		remote := false
-		switch {
-		case kind == entryPromote:
-			if valid && freed < 0 {
-				d.reqKind.At(i).Set(entryFree)
-				freed = page
-			}
-			continue
-		case valid:
-		case kind == entryZeroCopy && st == pageRemote:
-			if d.c.fetching {
-				wake = min(wake, now+1)
+	for wi := first; wi < end && left > 0; wi++ {
+		for set := d.occupied.word(wi) & pick; set != 0 && left > 0; set &= set - 1 {
+			i := wi*64 + bits.TrailingZeros64(set)
+			kind := d.reqKind.At(i).Q()
+			left--
+			if i == skip {
 				continue
 			}
-			remote = true
-			w := d.zcMapped.At(page / 64)
-			if bit := uint64(1) << (page % 64); w.Q()&bit == 0 {
-				w.Set(w.Q() | bit)
+			page := int(d.reqWalk.At(i).Q().VPN - d.cfg.BaseVPN)
+			st := d.pageState(page)
+			valid := st == pageValid && !d.writer.LandingAt(d.cfg.BaseVPN+uint64(page)) && !d.unmapping(page)
+			remote := false
+			switch {
+			case kind == entryPromote:
+				if valid && freed < 0 {
+					d.reqKind.At(i).Set(entryFree)
+					d.occupied.put(i, false)
+					freed = page
+				}
+				continue
+			case valid:
+			case kind == entryZeroCopy && st == pageRemote:
+				if d.c.fetching {
+					wake = min(wake, now+1)
+					continue
+				}
+				remote = true
+				w := d.zcMapped.At(page / 64)
+				if bit := uint64(1) << (page % 64); w.Q()&bit == 0 {
+					w.Set(w.Q() | bit)
+				}
+			default:
+				continue
 			}
-		default:
-			continue
+			d.repIndex.Set(uint32(i))
+			if remote != d.repRemote.Q() {
+				d.repRemote.Set(remote)
+			}
+			if !d.repValid.Q() {
+				d.repValid.Set(true)
+			}
+			return true, now, freed
 		}
-		d.repIndex.Set(uint32(i))
-		if remote != d.repRemote.Q() {
-			d.repRemote.Set(remote)
-		}
-		if !d.repValid.Q() {
-			d.repValid.Set(true)
-		}
-		return true, now, freed
 	}
 	if d.repValid.Q() {
 		d.repValid.Set(false)
@@ -1226,21 +1232,13 @@ func (d *Driver) offerReply(skip, only int) (offered bool, wake uint64, freed in
 // the fault buffer, stamped with its arrival order, and returns the slot.
 // At most one entry arrives per cycle.
 func (d *Driver) enqueue(kind uint8, w ptw.Walk) int {
-	i := d.freeEntry()
+	i := d.occupied.firstFree(d.cfg.FaultBuffer)
 	d.reqKind.At(i).Set(kind)
+	d.occupied.put(i, true)
 	d.reqWalk.At(i).Set(w)
 	d.reqSeq.At(i).Set(d.seq.Q())
 	d.seq.Set(d.seq.Q() + 1)
 	return i
-}
-
-func (d *Driver) freeEntry() int {
-	for i := range d.cfg.FaultBuffer {
-		if d.reqKind.At(i).Q() == entryFree {
-			return i
-		}
-	}
-	return -1
 }
 
 // oldestFault is the oldest fault whose page is still in host memory and
@@ -1248,20 +1246,19 @@ func (d *Driver) freeEntry() int {
 func (d *Driver) oldestFault() int {
 	best := -1
 	left := d.waiting.Q() // occupied entries: the search stops after the last
-	for i := 0; i < d.cfg.FaultBuffer && left > 0; i++ {
-		kind := d.reqKind.At(i).Q()
-		if kind == entryFree {
-			continue
-		}
-		left--
-		if kind != entryFault && kind != entryPromote {
-			continue
-		}
-		if d.pageState(int(d.reqWalk.At(i).Q().VPN-d.cfg.BaseVPN)) != pageRemote {
-			continue
-		}
-		if best < 0 || d.reqSeq.At(i).Q() < d.reqSeq.At(best).Q() {
-			best = i
+	for wi := 0; wi < d.occupied.words.Len() && left > 0; wi++ {
+		for set := d.occupied.word(wi); set != 0; set &= set - 1 {
+			i := wi*64 + bits.TrailingZeros64(set)
+			left--
+			if kind := d.reqKind.At(i).Q(); kind != entryFault && kind != entryPromote {
+				continue
+			}
+			if d.pageState(int(d.reqWalk.At(i).Q().VPN-d.cfg.BaseVPN)) != pageRemote {
+				continue
+			}
+			if best < 0 || d.reqSeq.At(i).Q() < d.reqSeq.At(best).Q() {
+				best = i
+			}
 		}
 	}
 	return best
