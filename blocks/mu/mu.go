@@ -202,6 +202,16 @@ type Unit struct {
 	// repIndex.
 	resume        *rtl.Reg[bool]
 	resumeArrival *rtl.Reg[uint32]
+	// rescan: something the search reads may have changed since the last
+	// search that found nothing to answer or restart. While it is clear,
+	// only the request in rescanEntry (Requests for none), which arrived
+	// since, can be answerable: the search looks at it alone, or is
+	// skipped. Both are set in the cycles that change what the search
+	// reads (a second arrival sets rescan), and cleared by a search that
+	// finds nothing in a cycle that writes other registers anyway or in
+	// which the unit sleeps, so that they never keep the unit awake.
+	rescan      *rtl.Reg[bool]
+	rescanEntry *rtl.Reg[uint32]
 
 	// Frame-group of each resident page-group (valid bit above it), from
 	// FirstGroup on: a remote walk that read its PTE before the migration
@@ -216,8 +226,9 @@ type Unit struct {
 	queued, dequeued bool
 	queuedSlot       uint8
 	// The request table entry an arrival takes this cycle (combinational),
-	// or -1.
+	// or -1, and the cycle's reply search.
 	arrived int
+	search  replySearch
 
 	migrations *rtl.Reg[uint64] // 4 KB pages moved to the GPU
 	evictions  *rtl.Reg[uint64] // 4 KB pages written back to the host
@@ -266,6 +277,8 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*Unit, error) {
 	u.repPTE = rtl.NewReg[pte.PTE](b, "rep_pte", 64, 0)
 	u.resume = rtl.NewFlag(b, "resume", false)
 	u.resumeArrival = rtl.NewReg(b, "resume_arrival", 16, uint32(cfg.Requests))
+	u.rescan = rtl.NewFlag(b, "rescan", true)
+	u.rescanEntry = rtl.NewReg(b, "rescan_entry", 16, uint32(cfg.Requests))
 	u.frameOf = rtl.NewVec[uint64](b, "frame_of", cfg.Groups, 33, 0)
 	u.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	u.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
@@ -386,8 +399,9 @@ func (u *Unit) Eval() {
 	// (its frame-group) or a victim chosen, a page-group mapped, or a
 	// slot started or retired.
 	changed := u.Events.Fire() || retired || u.Dst.DstFire() || u.nowEvicting != noGroup || u.nowResident != noGroup || free != u.freeMask.Q()
-	waiting, replied := u.evalReply(waiting, &free, changed)
-	busy = busy || replied
+	waiting, r := u.evalReply(waiting, &free, changed)
+	busy = busy || r.busy
+	u.noteRescan(r, changed, busy)
 
 	u.applyResident()
 	u.setupQ.Update(u.queued, u.queuedSlot, 0, u.dequeued)
@@ -659,16 +673,19 @@ func (u *Unit) referenced(slot int) bool {
 // evalReply retires the reply the router took and offers the first
 // answerable request; a request whose page-group was evicted while it
 // waited starts its migration again. changed reports a change this
-// cycle, other than to the request table, of what the search reads.
-func (u *Unit) evalReply(waiting uint32, free *uint64, changed bool) (uint32, bool) {
-	r := replySearch{skip: -1, free: free, canStart: !u.Remote.Fire() && *free == u.freeMask.Q() && *free != 0}
-	first := 0
+// cycle, other than to the request table, of what the search reads. It
+// returns the waiting count and what the search did.
+func (u *Unit) evalReply(waiting uint32, free *uint64, changed bool) (uint32, *replySearch) {
+	r := &u.search
+	*r = replySearch{skip: -1, free: free, canStart: !u.Remote.Fire() && *free == u.freeMask.Q() && *free != 0}
+	first := 0 // the search visits the entries from first on
 	if u.repValid.Q() {
 		if !u.Migrated.Fire() {
 			if u.resume.Q() && (changed || u.arrived >= 0) {
 				u.resume.Set(false)
 			}
-			return waiting, true
+			r.busy = true
+			return waiting, r
 		}
 		r.skip = int(u.repIndex.Q())
 		u.reqValid.Put(r.skip, false)
@@ -677,16 +694,28 @@ func (u *Unit) evalReply(waiting uint32, free *uint64, changed bool) (uint32, bo
 		if u.resume.Q() {
 			first = r.skip + 1
 			if a := int(u.resumeArrival.Q()); a < r.skip {
-				u.visit(&r, a)
+				u.visit(r, a)
 			}
 		}
+	} else if !u.rescan.Q() {
+		// Only the request that arrived since the last search, if any
+		// and not answered since, can be answerable.
+		e := int(u.rescanEntry.Q())
+		if e == u.cfg.Requests {
+			return waiting, r
+		}
+		if u.reqValid.Has(e) {
+			u.visit(r, e)
+		}
+		first = u.cfg.Requests
 	}
+	r.searched = true
 	// The words of the table from the one holding first on, the entries
 	// below first masked off.
 	from := ^uint64(0) << (first % 64)
 	for wi := first / 64; wi < u.reqValid.Words() && !r.offer; wi++ {
 		for set := u.reqValid.Word(wi) & from; set != 0 && !r.offer; set &= set - 1 {
-			u.visit(&r, wi*64+bits.TrailingZeros64(set))
+			u.visit(r, wi*64+bits.TrailingZeros64(set))
 		}
 		from = ^uint64(0)
 	}
@@ -704,7 +733,33 @@ func (u *Unit) evalReply(waiting uint32, free *uint64, changed bool) (uint32, bo
 	if a := uint32(arrival); resume && a != u.resumeArrival.Q() {
 		u.resumeArrival.Set(a)
 	}
-	return waiting, r.busy
+	return waiting, r
+}
+
+// noteRescan sets the rescan registers for the next cycle.
+func (u *Unit) noteRescan(r *replySearch, changed, busy bool) {
+	none := uint32(u.cfg.Requests)
+	rescan, entry := u.rescan.Q(), u.rescanEntry.Q()
+	// A search that found nothing covers every change so far. It is
+	// recorded in a cycle that writes anyway (a reply taken, an arrival)
+	// or in which the unit sleeps whatever it writes.
+	if r.searched && !r.offer && !r.started && !r.blocked && (r.skip >= 0 || u.arrived >= 0 || !busy) {
+		rescan, entry = false, none
+	}
+	switch {
+	case changed || r.started || r.blocked:
+		rescan = true
+	case u.arrived >= 0 && entry != none:
+		rescan = true
+	case u.arrived >= 0:
+		entry = uint32(u.arrived)
+	}
+	if rescan != u.rescan.Q() {
+		u.rescan.Set(rescan)
+	}
+	if entry != u.rescanEntry.Q() {
+		u.rescanEntry.Set(entry)
+	}
 }
 
 // replySearch is one cycle's search of the waiting requests.
@@ -716,9 +771,10 @@ type replySearch struct {
 	// group up once (the registers do not change within the cycle).
 	looks  [8]groupLook
 	looked uint8
-	// What it found: a request offered, a migration started, a request
-	// whose migration could not start.
-	offer, started, blocked, busy bool
+	// What it did: searched, offered a request, started a migration, found
+	// a request whose migration could not start; and whether the reply
+	// engine is busy.
+	searched, offer, started, blocked, busy bool
 }
 
 // visit looks at waiting request i: it offers it if answerable, or
