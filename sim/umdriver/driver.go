@@ -298,9 +298,9 @@ type Driver struct {
 	repValid  *rtl.Reg[bool]
 	repIndex  *rtl.Reg[uint32]
 	repRemote *rtl.Reg[bool]
-	// The fault buffer is searched for a reply only when an entry, a page
-	// state or a PTE write changed in the last cycle (rescan) or a
-	// zero-copy reply held back while a fetch started may go (nextDue).
+	// The fault buffer is searched for a reply only when an entry, the
+	// state machine or a PTE write changed in the last cycle (rescan) or
+	// a zero-copy reply held back while a fetch started may go (nextDue).
 	rescan  *rtl.Reg[bool]
 	nextDue *rtl.Reg[uint64]
 	// quiet: the last search found nothing to answer or free, and since
@@ -935,7 +935,11 @@ func (d *Driver) finishCycle() {
 	if c.waiting != d.waiting.Q() {
 		d.waiting.Set(c.waiting)
 	}
-	changed := d.Migrated.Fire() || d.writer.Written() || d.Events.Fire() || next != d.fsm.Q()
+	// A page that lands is valid next cycle but its PTE write is still
+	// pending (LandingAt): it becomes answerable with that write, so a
+	// PME event alone changes nothing a search finds (other than through
+	// the state machine).
+	changed := d.Migrated.Fire() || d.writer.Written() || next != d.fsm.Q()
 	rescan := c.raised || d.Remote.Fire() || changed
 	if rescan != d.rescan.Q() {
 		d.rescan.Set(rescan)
@@ -951,7 +955,7 @@ func (d *Driver) finishCycle() {
 		d.arrival.Set(uint32(c.arrival))
 	}
 	// A reply taken and an arrival leave the other entries as they were.
-	other := d.writer.Written() || d.Events.Fire() || next != d.fsm.Q() || c.stateWord >= 0
+	other := d.writer.Written() || next != d.fsm.Q()
 	resume := c.offered && !other && !c.held && c.freed < 0
 	if d.repValid.Q() && !d.Migrated.Fire() {
 		// The reply waits for the router: no search this cycle.
