@@ -194,6 +194,24 @@ type Unit struct {
 	repIndex *rtl.Reg[uint32]
 	repWalk  *rtl.Reg[ptw.Walk]
 	repPTE   *rtl.Reg[pte.PTE]
+	// resume: the last search offered the request at repIndex and since
+	// then nothing the search reads has changed but for the arrival of
+	// resumeArrival (Requests for none). The requests before repIndex
+	// were not answerable then and still are not, so the search that
+	// follows the reply looks at that arrival and then only past
+	// repIndex.
+	resume        *rtl.Reg[bool]
+	resumeArrival *rtl.Reg[uint32]
+	// rescan: something the search reads may have changed since the last
+	// search that found nothing to answer or restart. While it is clear,
+	// only the request in rescanEntry (Requests for none), which arrived
+	// since, can be answerable: the search looks at it alone, or is
+	// skipped. Both are set in the cycles that change what the search
+	// reads (a second arrival sets rescan), and cleared by a search that
+	// finds nothing in a cycle that writes other registers anyway or in
+	// which the unit sleeps, so that they never keep the unit awake.
+	rescan      *rtl.Reg[bool]
+	rescanEntry *rtl.Reg[uint32]
 
 	// Frame-group of each resident page-group (valid bit above it), from
 	// FirstGroup on: a remote walk that read its PTE before the migration
@@ -207,6 +225,10 @@ type Unit struct {
 	// start, the head popped by the set-up engine.
 	queued, dequeued bool
 	queuedSlot       uint8
+	// The request table entry an arrival takes this cycle (combinational),
+	// or -1, and the cycle's reply search.
+	arrived int
+	search  replySearch
 
 	migrations *rtl.Reg[uint64] // 4 KB pages moved to the GPU
 	evictions  *rtl.Reg[uint64] // 4 KB pages written back to the host
@@ -253,6 +275,10 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*Unit, error) {
 	u.repIndex = rtl.NewReg[uint32](b, "rep_index", 16, 0)
 	u.repWalk = rtl.NewRegOf(b, "rep_walk", ptw.WalkBits, ptw.Walk{})
 	u.repPTE = rtl.NewReg[pte.PTE](b, "rep_pte", 64, 0)
+	u.resume = rtl.NewFlag(b, "resume", false)
+	u.resumeArrival = rtl.NewReg(b, "resume_arrival", 16, uint32(cfg.Requests))
+	u.rescan = rtl.NewFlag(b, "rescan", true)
+	u.rescanEntry = rtl.NewReg(b, "rescan_entry", 16, uint32(cfg.Requests))
 	u.frameOf = rtl.NewVec[uint64](b, "frame_of", cfg.Groups, 33, 0)
 	u.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	u.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
@@ -361,14 +387,21 @@ func (u *Unit) Drive() {
 func (u *Unit) Eval() {
 	free := u.freeMask.Q()
 	u.nowResident, u.nowEvicting = noGroup, noGroup
-	u.queued, u.dequeued = false, false
+	u.queued, u.dequeued, u.arrived = false, false, -1
 
 	waiting, arriving := u.evalArrival(&free)
 	busy := arriving != noGroup
 	busy = u.evalSetup() || busy
+	retired := u.writer.Landing() && u.Update.Fire()
 	busy = u.evalLanding(&free, arriving) || busy
-	waiting, replied := u.evalReply(waiting, &free)
-	busy = busy || replied
+	// What the reply search reads, other than the request table, changes
+	// with a PME event, the landing register's write, a destination taken
+	// (its frame-group) or a victim chosen, a page-group mapped, or a
+	// slot started or retired.
+	changed := u.Events.Fire() || retired || u.Dst.DstFire() || u.nowEvicting != noGroup || u.nowResident != noGroup || free != u.freeMask.Q()
+	waiting, r := u.evalReply(waiting, &free, changed)
+	busy = busy || r.busy
+	u.noteRescan(r, changed, busy)
 
 	u.applyResident()
 	u.setupQ.Update(u.queued, u.queuedSlot, 0, u.dequeued)
@@ -403,6 +436,7 @@ func (u *Unit) evalArrival(free *uint64) (uint32, uint64) {
 	i := u.freeRequest()
 	u.reqValid.Put(i, true)
 	u.reqWalk.At(i).Set(w)
+	u.arrived = i
 	return waiting + 1, g
 }
 
@@ -638,59 +672,139 @@ func (u *Unit) referenced(slot int) bool {
 
 // evalReply retires the reply the router took and offers the first
 // answerable request; a request whose page-group was evicted while it
-// waited starts its migration again.
-func (u *Unit) evalReply(waiting uint32, free *uint64) (uint32, bool) {
-	busy := false
-	skip := -1
+// waited starts its migration again. changed reports a change this
+// cycle, other than to the request table, of what the search reads. It
+// returns the waiting count and what the search did.
+func (u *Unit) evalReply(waiting uint32, free *uint64, changed bool) (uint32, *replySearch) {
+	r := &u.search
+	*r = replySearch{skip: -1, free: free, canStart: !u.Remote.Fire() && *free == u.freeMask.Q() && *free != 0}
+	first := 0 // the search visits the entries from first on
 	if u.repValid.Q() {
 		if !u.Migrated.Fire() {
-			return waiting, true
+			if u.resume.Q() && (changed || u.arrived >= 0) {
+				u.resume.Set(false)
+			}
+			r.busy = true
+			return waiting, r
 		}
-		skip = int(u.repIndex.Q())
-		u.reqValid.Put(skip, false)
+		r.skip = int(u.repIndex.Q())
+		u.reqValid.Put(r.skip, false)
 		waiting--
-		busy = true
+		r.busy = true
+		if u.resume.Q() {
+			first = r.skip + 1
+			if a := int(u.resumeArrival.Q()); a < r.skip {
+				u.visit(r, a)
+			}
+		}
+	} else if !u.rescan.Q() {
+		// Only the request that arrived since the last search, if any
+		// and not answered since, can be answerable.
+		e := int(u.rescanEntry.Q())
+		if e == u.cfg.Requests {
+			return waiting, r
+		}
+		if u.reqValid.Has(e) {
+			u.visit(r, e)
+		}
+		first = u.cfg.Requests
 	}
-	offer := false
-	canStart := !u.Remote.Fire() && *free == u.freeMask.Q() && *free != 0
+	r.searched = true
+	// The words of the table from the one holding first on, the entries
+	// below first masked off.
+	from := ^uint64(0) << (first % 64)
+	for wi := first / 64; wi < u.reqValid.Words() && !r.offer; wi++ {
+		for set := u.reqValid.Word(wi) & from; set != 0 && !r.offer; set &= set - 1 {
+			u.visit(r, wi*64+bits.TrailingZeros64(set))
+		}
+		from = ^uint64(0)
+	}
+	if r.offer != u.repValid.Q() {
+		u.repValid.Set(r.offer)
+	}
+	arrival := u.cfg.Requests
+	if u.arrived >= 0 {
+		arrival = u.arrived
+	}
+	resume := r.offer && !changed && !r.blocked && !r.started
+	if resume != u.resume.Q() {
+		u.resume.Set(resume)
+	}
+	if a := uint32(arrival); resume && a != u.resumeArrival.Q() {
+		u.resumeArrival.Set(a)
+	}
+	return waiting, r
+}
+
+// noteRescan sets the rescan registers for the next cycle.
+func (u *Unit) noteRescan(r *replySearch, changed, busy bool) {
+	none := uint32(u.cfg.Requests)
+	rescan, entry := u.rescan.Q(), u.rescanEntry.Q()
+	// A search that found nothing covers every change so far. It is
+	// recorded in a cycle that writes anyway (a reply taken, an arrival)
+	// or in which the unit sleeps whatever it writes.
+	if r.searched && !r.offer && !r.started && !r.blocked && (r.skip >= 0 || u.arrived >= 0 || !busy) {
+		rescan, entry = false, none
+	}
+	switch {
+	case changed || r.started || r.blocked:
+		rescan = true
+	case u.arrived >= 0 && entry != none:
+		rescan = true
+	case u.arrived >= 0:
+		entry = uint32(u.arrived)
+	}
+	if rescan != u.rescan.Q() {
+		u.rescan.Set(rescan)
+	}
+	if entry != u.rescanEntry.Q() {
+		u.rescanEntry.Set(entry)
+	}
+}
+
+// replySearch is one cycle's search of the waiting requests.
+type replySearch struct {
+	skip     int     // the request whose reply the router took, or -1
+	free     *uint64 // the slots free next cycle
+	canStart bool    // a migration may start: no arrival started one, no slot changed
 	// Waiting requests crowd on few page-groups: the search looks each
 	// group up once (the registers do not change within the cycle).
-	var looks [8]groupLook
-	var looked uint8
-search:
-	for wi := range u.reqValid.Words() {
-		for set := u.reqValid.Word(wi); set != 0; set &= set - 1 {
-			i := wi*64 + bits.TrailingZeros64(set)
-			if i == skip {
-				continue
-			}
-			w := u.reqWalk.At(i).Q()
-			g := w.VPN / PagesPerGroup
-			l := &looks[g%uint64(len(looks))]
-			if bit := uint8(1) << (g % uint64(len(looks))); looked&bit == 0 || l.g != g {
-				*l = u.lookGroup(g)
-				looked |= bit
-			}
-			e, st := u.answer(w.VPN, l)
-			switch {
-			case st == answerLocal:
-				u.repIndex.Set(uint32(i))
-				u.repWalk.Set(w)
-				u.repPTE.Set(e)
-				offer, busy = true, true
-				break search
-			case st == answerRestart && canStart:
-				// Its page-group went back to the host while it waited:
-				// migrate it again, from where the eviction put it.
-				u.start(free, w.VPN/PagesPerGroup, e.Frame()/PagesPerGroup, w.VPN)
-				canStart, busy = false, true
-			}
-		}
+	looks  [8]groupLook
+	looked uint8
+	// What it did: searched, offered a request, started a migration, found
+	// a request whose migration could not start; and whether the reply
+	// engine is busy.
+	searched, offer, started, blocked, busy bool
+}
+
+// visit looks at waiting request i: it offers it if answerable, or
+// starts its page-group's migration again.
+func (u *Unit) visit(r *replySearch, i int) {
+	if i == r.skip {
+		return
 	}
-	if offer != u.repValid.Q() {
-		u.repValid.Set(offer)
+	w := u.reqWalk.At(i).Q()
+	g := w.VPN / PagesPerGroup
+	l := &r.looks[g%uint64(len(r.looks))]
+	if bit := uint8(1) << (g % uint64(len(r.looks))); r.looked&bit == 0 || l.g != g {
+		*l = u.lookGroup(g)
+		r.looked |= bit
 	}
-	return waiting, busy
+	e, st := u.answer(w.VPN, l)
+	switch {
+	case st == answerLocal:
+		u.repIndex.Set(uint32(i))
+		u.repWalk.Set(w)
+		u.repPTE.Set(e)
+		r.offer, r.busy = true, true
+	case st == answerRestart && r.canStart:
+		// Its page-group went back to the host while it waited:
+		// migrate it again, from where the eviction put it.
+		u.start(r.free, w.VPN/PagesPerGroup, e.Frame()/PagesPerGroup, w.VPN)
+		r.canStart, r.started, r.busy = false, true, true
+	case st == answerRestart:
+		r.blocked = true
+	}
 }
 
 // Outcomes of answer.

@@ -12,9 +12,15 @@ import (
 // with its own frame (or has it written this cycle), a page it holds
 // remote a remote PTE with its host frame; the pages valid or on their
 // way are the menu's resident set (but for victims still being unmapped)
-// and fit the managed capacity; and each large page's resident count
-// matches its pages.
+// and fit the managed capacity; each large page's resident count
+// matches its pages; and the fault buffer's occupied bits are its
+// entries that are not free.
 func (d *Driver) Check(read func(vpn uint64) pte.PTE) error {
+	for i := range d.cfg.FaultBuffer {
+		if occupied := d.occupied.word(i/64)>>(i%64)&1 != 0; occupied != (d.reqKind.At(i).Q() != entryFree) {
+			return fmt.Errorf("fault buffer entry %d has kind %d but its occupied bit is %t", i, d.reqKind.At(i).Q(), occupied)
+		}
+	}
 	base := d.cfg.BaseVPN
 	perRegion := make([]int, d.regions)
 	total := 0

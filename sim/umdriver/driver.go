@@ -244,11 +244,13 @@ type Driver struct {
 
 	// Fault buffer: faults and zero-copy accesses waiting for an answer.
 	reqKind *rtl.Vec[uint8]
-	reqWalk *rtl.Vec[ptw.Walk]
-	reqSeq  *rtl.Vec[uint64] // arrival order
-	seq     *rtl.Reg[uint64]
-	waiting *rtl.Reg[uint32]
-	perSM   *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
+	// occupied is the entries whose kind is not entryFree, one bit each.
+	occupied occupancy
+	reqWalk  *rtl.Vec[ptw.Walk]
+	reqSeq   *rtl.Vec[uint64] // arrival order
+	seq      *rtl.Reg[uint64]
+	waiting  *rtl.Reg[uint32]
+	perSM    *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
 	// Bit i of frozen: SM i's L1 TLB is frozen (perSM non-zero, reference
 	// timing aside); frozenShown is frozen before its last change, so
 	// Drive sets only the freeze wires of the SMs whose bit changed then.
@@ -296,9 +298,9 @@ type Driver struct {
 	repValid  *rtl.Reg[bool]
 	repIndex  *rtl.Reg[uint32]
 	repRemote *rtl.Reg[bool]
-	// The fault buffer is searched for a reply only when an entry, a page
-	// state or a PTE write changed in the last cycle (rescan) or a
-	// zero-copy reply held back while a fetch started may go (nextDue).
+	// The fault buffer is searched for a reply only when an entry, the
+	// state machine or a PTE write changed in the last cycle (rescan) or
+	// a zero-copy reply held back while a fetch started may go (nextDue).
 	rescan  *rtl.Reg[bool]
 	nextDue *rtl.Reg[uint64]
 	// quiet: the last search found nothing to answer or free, and since
@@ -307,6 +309,14 @@ type Driver struct {
 	// alone and finds what the whole search would.
 	quiet   *rtl.Reg[bool]
 	arrival *rtl.Reg[uint32]
+	// resume: the last search offered the entry at repIndex and since
+	// then nothing it reads has changed but for an arrival in that
+	// search's cycle (resumeArrival; the entry is in arrival). The entries
+	// before repIndex were not answerable then and still are not, so the
+	// search that follows the reply looks at that arrival and then only
+	// past repIndex.
+	resume        *rtl.Reg[bool]
+	resumeArrival *rtl.Reg[bool]
 
 	faults     *rtl.Reg[uint64]
 	migrations *rtl.Reg[uint64]
@@ -333,9 +343,11 @@ type step struct {
 	freed             int
 	arriveSM, replySM int
 	// The reply search: whether it ran, whether it answered or freed an
-	// entry, and when a held-back reply may go.
+	// entry, and when a held-back reply may go; whether it offered a
+	// reply and whether it held one back.
 	searched, found bool
 	wake            uint64
+	offered, held   bool
 	// Page-state writes, gathered per table word; the region whose
 	// resident count a landed page raises.
 	stateWord    int
@@ -365,6 +377,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Drive
 	b := &d.Base
 	n := cfg.FaultBuffer
 	d.reqKind = rtl.NewVec[uint8](b, "req_kind", n, 2, entryFree)
+	d.occupied = newOccupancy(b, "req_occupied", n)
 	d.reqWalk = rtl.NewVecOf(b, "req_walk", n, ptw.WalkBits, ptw.Walk{})
 	d.reqSeq = rtl.NewVec[uint64](b, "req_seq", n, 64, 0)
 	d.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
@@ -397,6 +410,8 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Drive
 	d.nextDue = rtl.NewReg[uint64](b, "next_due", 64, rtl.Never)
 	d.quiet = rtl.NewFlag(b, "quiet", false)
 	d.arrival = rtl.NewReg[uint32](b, "arrival", 32, 0)
+	d.resume = rtl.NewFlag(b, "resume", false)
+	d.resumeArrival = rtl.NewFlag(b, "resume_arrival", false)
 	d.faults = rtl.NewReg[uint64](b, "faults", 64, 0)
 	d.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	d.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
@@ -705,18 +720,18 @@ func (d *Driver) evalReply() {
 				d.zeroCopy.Set(d.zeroCopy.Q() + 1)
 			}
 			d.reqKind.At(i).Set(entryFree)
+			d.occupied.put(i, false)
 			c.waiting--
-			_, _, c.freed = d.offerReply(i, -1)
+			c.offered, _, c.freed = d.offerReply(i, -1, d.resume.Q())
 		}
 	} else if d.rescan.Q() || c.now >= c.wake {
 		only := -1
 		if d.quiet.Q() && c.wake == rtl.Never {
 			only = int(d.arrival.Q())
 		}
-		var offered bool
-		offered, c.wake, c.freed = d.offerReply(-1, only)
-		c.busy = c.busy || offered
-		c.searched, c.found = true, offered || c.freed >= 0
+		c.offered, c.wake, c.freed = d.offerReply(-1, only, false)
+		c.busy = c.busy || c.offered
+		c.searched, c.found = true, c.offered || c.freed >= 0
 	}
 	if c.freed >= 0 {
 		c.waiting--
@@ -896,6 +911,7 @@ func (d *Driver) finishCycle() {
 		d.table.At(c.stateWord).Set(c.stateVal)
 	}
 	d.applyDirty()
+	d.occupied.flush()
 	if r := c.landedRegion; r >= 0 {
 		d.resident.At(r).Set(d.resident.At(r).Q() + 1)
 	}
@@ -919,7 +935,11 @@ func (d *Driver) finishCycle() {
 	if c.waiting != d.waiting.Q() {
 		d.waiting.Set(c.waiting)
 	}
-	changed := d.Migrated.Fire() || d.writer.Written() || d.Events.Fire() || next != d.fsm.Q()
+	// A page that lands is valid next cycle but its PTE write is still
+	// pending (LandingAt): it becomes answerable with that write, so a
+	// PME event alone changes nothing a search finds (other than through
+	// the state machine).
+	changed := d.Migrated.Fire() || d.writer.Written() || next != d.fsm.Q()
 	rescan := c.raised || d.Remote.Fire() || changed
 	if rescan != d.rescan.Q() {
 		d.rescan.Set(rescan)
@@ -933,6 +953,19 @@ func (d *Driver) finishCycle() {
 	}
 	if c.arrival >= 0 {
 		d.arrival.Set(uint32(c.arrival))
+	}
+	// A reply taken and an arrival leave the other entries as they were.
+	other := d.writer.Written() || next != d.fsm.Q()
+	resume := c.offered && !other && !c.held && c.freed < 0
+	if d.repValid.Q() && !d.Migrated.Fire() {
+		// The reply waits for the router: no search this cycle.
+		resume = d.resume.Q() && !other && c.arrival < 0
+	}
+	if resume != d.resume.Q() {
+		d.resume.Set(resume)
+	}
+	if arrived := c.arrival >= 0; resume && c.offered && arrived != d.resumeArrival.Q() {
+		d.resumeArrival.Set(arrived)
 	}
 	if !c.busy && !rescan {
 		wake := c.wake
@@ -1161,86 +1194,113 @@ func (d *Driver) unmapping(page int) bool {
 // them. A raised migration whose page is valid answers nobody: the first
 // one found is freed here, and its page is returned as freed (-1 if
 // none). It reports whether it offered a reply and, if not, the cycle a
-// held-back zero-copy reply may go.
-func (d *Driver) offerReply(skip, only int) (offered bool, wake uint64, freed int) {
-	now := d.c.now
-	wake, freed = rtl.Never, -1
+// held-back zero-copy reply may go. With resume (see Driver.resume) the
+// search after the reply of skip looks at the last arrival, if below
+// skip, and then only past skip.
+func (d *Driver) offerReply(skip, only int, resume bool) (offered bool, wake uint64, freed int) {
+	r := replyScan{skip: skip, wake: rtl.Never, freed: -1}
 	left := d.waiting.Q() // occupied entries: the search stops after the last
-	first, end := 0, d.cfg.FaultBuffer
-	if only >= 0 {
-		first, end = only, only+1
+	first, end, pick := 0, d.occupied.words.Len(), ^uint64(0)
+	switch {
+	case only >= 0:
+		first, end, pick = only/64, only/64+1, 1<<(only%64)
+	case resume:
+		if a := int(d.arrival.Q()); d.resumeArrival.Q() && a < skip && d.offer(a, &r) {
+			return true, d.c.now, r.freed
+		}
+		// The occupied entries up to skip are not visited.
+		next := skip + 1
+		first, pick = next/64, ^uint64(0)<<(next%64)
+		for wi := range first {
+			left -= uint32(bits.OnesCount64(d.occupied.word(wi)))
+		}
+		if first < end {
+			left -= uint32(bits.OnesCount64(d.occupied.word(first) &^ pick))
+		}
 	}
-	for i := first; i < end && left > 0; i++ {
-		kind := d.reqKind.At(i).Q()
-		if kind == entryFree {
-			continue
-		}
-		left--
-		if i == skip {
-			continue
-		}
-		page := int(d.reqWalk.At(i).Q().VPN - d.cfg.BaseVPN)
-		st := d.pageState(page)
-		valid := st == pageValid && !d.writer.LandingAt(d.cfg.BaseVPN+uint64(page)) && !d.unmapping(page)
-		remote := false
-		switch {
-		case kind == entryPromote:
-			if valid && freed < 0 {
-				d.reqKind.At(i).Set(entryFree)
-				freed = page
+	for wi := first; wi < end && left > 0; wi++ {
+		for set := d.occupied.word(wi) & pick; set != 0 && left > 0; set &= set - 1 {
+			i := wi*64 + bits.TrailingZeros64(set)
+			left--
+			if d.offer(i, &r) {
+				return true, d.c.now, r.freed
 			}
-			continue
-		case valid:
-		case kind == entryZeroCopy && st == pageRemote:
-			if d.c.fetching {
-				wake = min(wake, now+1)
-				continue
-			}
-			remote = true
-			w := d.zcMapped.At(page / 64)
-			if bit := uint64(1) << (page % 64); w.Q()&bit == 0 {
-				w.Set(w.Q() | bit)
-			}
-		default:
-			continue
 		}
-		d.repIndex.Set(uint32(i))
-		if remote != d.repRemote.Q() {
-			d.repRemote.Set(remote)
-		}
-		if !d.repValid.Q() {
-			d.repValid.Set(true)
-		}
-		return true, now, freed
+		pick = ^uint64(0)
 	}
 	if d.repValid.Q() {
 		d.repValid.Set(false)
 	}
-	if wake != d.nextDue.Q() {
-		d.nextDue.Set(wake)
+	if r.wake != d.nextDue.Q() {
+		d.nextDue.Set(r.wake)
 	}
-	return false, wake, freed
+	return false, r.wake, r.freed
+}
+
+// replyScan is what a search of the fault buffer carries from entry to
+// entry.
+type replyScan struct {
+	skip  int    // the entry whose reply the router took, or -1
+	wake  uint64 // when a held-back zero-copy reply may go
+	freed int    // the page of the raised migration freed, or -1
+}
+
+// offer registers occupied entry i as the next reply if it can be
+// answered, and reports whether it did; it frees i instead if it is a
+// raised migration whose page is valid and none was freed yet.
+func (d *Driver) offer(i int, r *replyScan) bool {
+	if i == r.skip {
+		return false
+	}
+	kind := d.reqKind.At(i).Q()
+	page := int(d.reqWalk.At(i).Q().VPN - d.cfg.BaseVPN)
+	st := d.pageState(page)
+	valid := st == pageValid && !d.writer.LandingAt(d.cfg.BaseVPN+uint64(page)) && !d.unmapping(page)
+	remote := false
+	switch {
+	case kind == entryPromote:
+		if valid && r.freed < 0 {
+			d.reqKind.At(i).Set(entryFree)
+			d.occupied.put(i, false)
+			r.freed = page
+		}
+		return false
+	case valid:
+	case kind == entryZeroCopy && st == pageRemote:
+		if d.c.fetching {
+			r.wake = min(r.wake, d.c.now+1)
+			d.c.held = true
+			return false
+		}
+		remote = true
+		w := d.zcMapped.At(page / 64)
+		if bit := uint64(1) << (page % 64); w.Q()&bit == 0 {
+			w.Set(w.Q() | bit)
+		}
+	default:
+		return false
+	}
+	d.repIndex.Set(uint32(i))
+	if remote != d.repRemote.Q() {
+		d.repRemote.Set(remote)
+	}
+	if !d.repValid.Q() {
+		d.repValid.Set(true)
+	}
+	return true
 }
 
 // enqueue places an entry of kind for walk w in the first free slot of
 // the fault buffer, stamped with its arrival order, and returns the slot.
 // At most one entry arrives per cycle.
 func (d *Driver) enqueue(kind uint8, w ptw.Walk) int {
-	i := d.freeEntry()
+	i := d.occupied.firstFree(d.cfg.FaultBuffer)
 	d.reqKind.At(i).Set(kind)
+	d.occupied.put(i, true)
 	d.reqWalk.At(i).Set(w)
 	d.reqSeq.At(i).Set(d.seq.Q())
 	d.seq.Set(d.seq.Q() + 1)
 	return i
-}
-
-func (d *Driver) freeEntry() int {
-	for i := range d.cfg.FaultBuffer {
-		if d.reqKind.At(i).Q() == entryFree {
-			return i
-		}
-	}
-	return -1
 }
 
 // oldestFault is the oldest fault whose page is still in host memory and
@@ -1248,20 +1308,19 @@ func (d *Driver) freeEntry() int {
 func (d *Driver) oldestFault() int {
 	best := -1
 	left := d.waiting.Q() // occupied entries: the search stops after the last
-	for i := 0; i < d.cfg.FaultBuffer && left > 0; i++ {
-		kind := d.reqKind.At(i).Q()
-		if kind == entryFree {
-			continue
-		}
-		left--
-		if kind != entryFault && kind != entryPromote {
-			continue
-		}
-		if d.pageState(int(d.reqWalk.At(i).Q().VPN-d.cfg.BaseVPN)) != pageRemote {
-			continue
-		}
-		if best < 0 || d.reqSeq.At(i).Q() < d.reqSeq.At(best).Q() {
-			best = i
+	for wi := 0; wi < d.occupied.words.Len() && left > 0; wi++ {
+		for set := d.occupied.word(wi); set != 0; set &= set - 1 {
+			i := wi*64 + bits.TrailingZeros64(set)
+			left--
+			if kind := d.reqKind.At(i).Q(); kind != entryFault && kind != entryPromote {
+				continue
+			}
+			if d.pageState(int(d.reqWalk.At(i).Q().VPN-d.cfg.BaseVPN)) != pageRemote {
+				continue
+			}
+			if best < 0 || d.reqSeq.At(i).Q() < d.reqSeq.At(best).Q() {
+				best = i
+			}
 		}
 	}
 	return best
