@@ -44,7 +44,7 @@ type TLB struct {
 	// truth: Eval collects the tag changes it makes and applies them to
 	// match once it is done, so that within a cycle match shows the
 	// registers' current values, as the compare logic sees them.
-	match    map[uint64]int
+	match    wayIndex
 	unmapped []uint64 // VPNs whose tags Eval cleared this cycle
 	mapped   []uint64 // VPNs Eval wrote into way mappedTo this cycle
 	mappedTo int
@@ -62,7 +62,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*TLB, error) {
 	s.Add(t, path)
 	n := cfg.Entries()
 	t.tag = rtl.NewVec[uint64](&t.Base, "tag", n, pte.VPNBits+1, 0)
-	t.match = make(map[uint64]int, n)
+	t.match = newWayIndex(n)
 	t.unmapped = make([]uint64, 0, 2)
 	t.mapped = make([]uint64, 0, 1)
 	t.entry = rtl.NewVec[pte.PTE](&t.Base, "entry", n, 64, 0)
@@ -111,7 +111,7 @@ func (t *TLB) Drive() {
 // against its tag register, which stays the source of truth (after a
 // Sim.Reset, for one, the registers are cleared but match is not).
 func (t *TLB) find(vpn uint64) int {
-	if w, ok := t.match[vpn]; ok && t.tag.At(w).Q() == validTag|vpn {
+	if w := t.match.get(vpn); w >= 0 && t.tag.At(w).Q() == validTag|vpn {
 		return w
 	}
 	return -1
@@ -121,17 +121,24 @@ func (t *TLB) find(vpn uint64) int {
 // next values.
 func (t *TLB) applyMatch() {
 	if t.flushAll {
-		clear(t.match)
+		t.match.clear()
 		t.flushAll = false
 	}
 	for _, v := range t.unmapped {
-		delete(t.match, v)
+		t.match.remove(v)
 	}
 	for _, v := range t.mapped {
-		t.match[v] = t.mappedTo
+		if t.match.full() {
+			t.match.keep(t.holds)
+		}
+		t.match.put(v, t.mappedTo)
 	}
 	t.unmapped, t.mapped = t.unmapped[:0], t.mapped[:0]
 }
+
+// holds reports whether way w's tag register holds vpn: false for an entry
+// of match that a Sim.Reset left behind.
+func (t *TLB) holds(vpn uint64, w int) bool { return t.tag.At(w).Q() == validTag|vpn }
 
 // victim returns the way a fill of vpn replaces: an invalid way of its set
 // if there is one, otherwise the least recently used.
