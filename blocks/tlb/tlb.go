@@ -44,11 +44,15 @@ type TLB struct {
 	// truth: Eval collects the tag changes it makes and applies them to
 	// match once it is done, so that within a cycle match shows the
 	// registers' current values, as the compare logic sees them.
-	match    map[uint64]int
+	match    wayIndex
 	unmapped []uint64 // VPNs whose tags Eval cleared this cycle
 	mapped   []uint64 // VPNs Eval wrote into way mappedTo this cycle
 	mappedTo int
 	flushAll bool
+
+	// lru is the replacement order of the ways, derived from used, clock
+	// and the tags' valid bits as match is from the tags.
+	lru lruOrder
 }
 
 const validTag = uint64(1) << pte.VPNBits
@@ -62,9 +66,10 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*TLB, error) {
 	s.Add(t, path)
 	n := cfg.Entries()
 	t.tag = rtl.NewVec[uint64](&t.Base, "tag", n, pte.VPNBits+1, 0)
-	t.match = make(map[uint64]int, n)
+	t.match = newWayIndex(n)
 	t.unmapped = make([]uint64, 0, 2)
 	t.mapped = make([]uint64, 0, 1)
+	t.lru = newLRUOrder(cfg.Sets, cfg.Ways)
 	t.entry = rtl.NewVec[pte.PTE](&t.Base, "entry", n, 64, 0)
 	t.used = rtl.NewVec[uint64](&t.Base, "used", n, 64, 0)
 	t.clock = rtl.NewReg[uint64](&t.Base, "clock", 64, 1)
@@ -111,7 +116,7 @@ func (t *TLB) Drive() {
 // against its tag register, which stays the source of truth (after a
 // Sim.Reset, for one, the registers are cleared but match is not).
 func (t *TLB) find(vpn uint64) int {
-	if w, ok := t.match[vpn]; ok && t.tag.At(w).Q() == validTag|vpn {
+	if w := t.match.get(vpn); w >= 0 && t.tag.At(w).Q() == validTag|vpn {
 		return w
 	}
 	return -1
@@ -121,33 +126,41 @@ func (t *TLB) find(vpn uint64) int {
 // next values.
 func (t *TLB) applyMatch() {
 	if t.flushAll {
-		clear(t.match)
+		t.match.clear()
 		t.flushAll = false
 	}
 	for _, v := range t.unmapped {
-		delete(t.match, v)
+		t.match.remove(v)
 	}
 	for _, v := range t.mapped {
-		t.match[v] = t.mappedTo
+		if t.match.full() {
+			t.match.keep(t.holds)
+		}
+		t.match.put(v, t.mappedTo)
 	}
 	t.unmapped, t.mapped = t.unmapped[:0], t.mapped[:0]
 }
 
+// holds reports whether way w's tag register holds vpn: false for an entry
+// of match that a Sim.Reset left behind.
+func (t *TLB) holds(vpn uint64, w int) bool { return t.tag.At(w).Q() == validTag|vpn }
+
 // victim returns the way a fill of vpn replaces: an invalid way of its set
-// if there is one, otherwise the least recently used.
+// if there is one (the lowest), otherwise the least recently used (the
+// lowest stamp, the lowest way among equal ones).
 func (t *TLB) victim(vpn uint64) int {
-	base := int(vpn&t.setMask) * t.cfg.Ways
-	check := t.invalid.Q() != 0
-	best, oldest := base, t.used.At(base).Q()
-	for w := base; w < base+t.cfg.Ways; w++ {
-		if check && t.tag.At(w).Q()&validTag == 0 {
-			return w
-		}
-		if u := t.used.At(w).Q(); u < oldest {
-			best, oldest = w, u
-		}
+	s := int(vpn & t.setMask)
+	if w := t.lru.firstInvalid(s); w >= 0 {
+		return w
 	}
-	return best
+	return int(t.lru.first[s])
+}
+
+// rebuildLRU derives the replacement order from the registers.
+func (t *TLB) rebuildLRU() {
+	t.lru.rebuild(t.clock.Q(),
+		func(w int) uint64 { return t.used.At(w).Q() },
+		func(w int) bool { return t.tag.At(w).Q()&validTag != 0 })
 }
 
 // Eval serves one lookup, one fill and one shootdown per cycle. Within a
@@ -158,6 +171,9 @@ func (t *TLB) Eval() {
 	now := t.Now()
 	active := false
 	stamp := t.clock.Q()
+	if stamp != t.lru.clock {
+		t.rebuildLRU()
+	}
 
 	hitWay := -1
 	push := t.Req.Fire()
@@ -212,6 +228,7 @@ func (t *TLB) Eval() {
 				t.mappedTo = fillWay
 			}
 			t.tag.At(fillWay).Set(validTag | vpn)
+			t.lru.setInvalid(fillWay, false)
 			t.entry.At(fillWay).Set(t.Fill.PTE.Get())
 			t.used.At(fillWay).Set(stamp + 1)
 			t.fills.Set(t.fills.Q() + 1)
@@ -219,9 +236,14 @@ func (t *TLB) Eval() {
 	}
 	if hitWay >= 0 && hitWay != fillWay {
 		t.used.At(hitWay).Set(stamp)
+		t.lru.touch(hitWay)
+	}
+	if fillWay >= 0 {
+		t.lru.touch(fillWay)
 	}
 	if hitWay >= 0 || fillWay >= 0 {
 		t.clock.Set(stamp + 2)
+		t.lru.clock = stamp + 2
 	}
 
 	if shootdown {
@@ -259,12 +281,14 @@ func (t *TLB) shoot(inv Invalidate, fillWay int) uint32 {
 		for w := range t.tag.Len() {
 			if t.tag.At(w).Q()&validTag != 0 {
 				t.tag.At(w).Set(0)
+				t.lru.setInvalid(w, true)
 				n++
 			}
 		}
 		t.flushAll = true
 	} else if w := t.find(inv.VPN); w >= 0 && w != fillWay {
 		t.tag.At(w).Set(0)
+		t.lru.setInvalid(w, true)
 		t.unmapped = append(t.unmapped, inv.VPN)
 		n++
 	}

@@ -462,7 +462,7 @@ func checkMatch(t *testing.T, tl *TLB) {
 		}
 	}
 	found := 0
-	for v := range tl.match {
+	for v := range tl.match.vpns() {
 		if tl.find(v) >= 0 {
 			found++
 		}
