@@ -191,7 +191,6 @@ func (r *Reg[T]) note(v T) {
 		r.owner.dirty.rewrite(unsafe.Pointer(r), unsafe.Pointer(&v), unsafe.Sizeof(v), unsafe.Alignof(v))
 		return
 	}
-	r.dirty = true
 	b := r.owner
 	d := &b.dirty
 	if d.n == 0 && len(b.pending) == 0 {
@@ -200,18 +199,15 @@ func (r *Reg[T]) note(v T) {
 	d.n++
 	p := unsafe.Pointer(r)
 	switch size, align := unsafe.Sizeof(v), unsafe.Alignof(v); {
-	case size == 8 && align == 8:
+	case isHead(size):
+		d.head = append(d.head, write8{p, headWord(p, unsafe.Pointer(&v), size)})
+	case isWord(size, align):
 		d.w8 = append(d.w8, write8{p, *(*uint64)(unsafe.Pointer(&v))})
-	case size == 4 && align == 4:
-		d.w4 = append(d.w4, write4{p, *(*uint32)(unsafe.Pointer(&v))})
-	case size == 1:
-		d.w1 = append(d.w1, write1{p, *(*uint8)(unsafe.Pointer(&v))})
-	case size == 2 && align == 2:
-		d.w2 = append(d.w2, write2{p, *(*uint16)(unsafe.Pointer(&v))})
 	default:
 		d.wide = append(d.wide, wideWrite{p, size, len(d.bytes)})
 		d.bytes = append(d.bytes, unsafe.Slice((*byte)(unsafe.Pointer(&v)), size)...)
 	}
+	r.dirty = true
 }
 
 // Poke sets the register's value immediately, outside the clocked path, and
