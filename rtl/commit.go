@@ -7,28 +7,98 @@ import (
 )
 
 // The clock edge. A register's first write in a cycle appends its
-// address to one of its block's dirty lists, chosen by the size of its
-// value; at the edge each evaluated block walks its lists once and copies
-// every written register's D into Q. A Reg[T] is laid out as Q, D and the
-// dirty flag one after the other (checkLayout proves it for every register
-// type), so the copy needs only the register's address and the size of T:
-// a value that is one aligned word of 1, 2, 4 or 8 bytes (an unsigned
-// integer or bool, or a struct aligned like one) is copied with one load
-// and store by a loop for its size, any other as bytes. There is no call
-// per register type or per register.
+// address and what the write stores at the edge to one of its block's
+// dirty lists, chosen by the size of its value; at the edge each
+// evaluated block walks its lists once. A Reg[T] is laid out as Q, the
+// dirty flag, the checked flag and then the fields that never change
+// after it is made (checkLayout proves it for every register type), so:
+//   - a value of up to 4 bytes (an unsigned integer or bool, or a struct
+//     as small) lies, with the flags, in the register's first 64-bit word,
+//     which holds no pointer: the write records that whole word as it is
+//     to be after the edge (Q the new value, dirty clear), and the edge
+//     stores it with one store;
+//   - a value that is one aligned 64-bit word is stored, and the dirty
+//     flag after it cleared;
+//   - any other value is copied as bytes from the block's byte list.
+// There is no call per register type or per register, and a register
+// keeps no room for a next value.
 
-// dirtyLists are a block's registers written in this cycle, by value size.
+// dirtyLists are a block's registers written in this cycle, with the
+// values they take, by value size.
 type dirtyLists struct {
-	n              int // registers on the lists
-	w8, w4, w2, w1 []unsafe.Pointer
-	wide           []dirtyReg // values that are not one aligned word
+	n     int         // registers on the lists
+	head  []write8    // values of up to 4 bytes: the register's first word
+	w8    []write8    // values that are one aligned 64-bit word
+	wide  []wideWrite // values that are neither
+	bytes []byte      // the values of wide, one after the other
 }
 
-// dirtyReg is a written register whose value is not one aligned word: its
-// address and the size of its value.
-type dirtyReg struct {
+// write8 is a written register's address and the 64-bit word to store
+// there at the edge.
+type write8 struct {
+	reg unsafe.Pointer
+	v   uint64
+}
+
+// wideWrite is a written register whose value is not one aligned word:
+// its address, the size of its value, and where the value sits in bytes.
+type wideWrite struct {
 	reg  unsafe.Pointer
 	size uintptr
+	at   int
+}
+
+// isHead reports whether a value of the given size lies, with the
+// register's flags, in the register's first word.
+func isHead(size uintptr) bool { return size <= 4 }
+
+// isWord reports whether a value of the given size and alignment is one
+// aligned 64-bit word.
+func isWord(size, align uintptr) bool { return size == 8 && align == 8 }
+
+// headWord is the first word of register reg with its Q replaced by the
+// size bytes at v and its dirty flag (the byte after Q) clear.
+func headWord(reg, v unsafe.Pointer, size uintptr) uint64 {
+	var q uint64
+	switch size {
+	case 1:
+		q = uint64(*(*uint8)(v))
+	case 2:
+		q = uint64(*(*uint16)(v))
+	case 4:
+		q = uint64(*(*uint32)(v))
+	default: // 3
+		q = uint64(*(*uint16)(v)) | uint64(*(*uint8)(unsafe.Add(v, 2)))<<16
+	}
+	keep := ^uint64(0) << (8 * (size + 1))
+	return *(*uint64)(reg)&keep | q
+}
+
+// rewrite replaces the recorded next value of register reg, already on a
+// list, by the size bytes at v: a second write in a cycle, which checked
+// mode reports, or a Poke, so that the last value written wins as in a
+// register that keeps D.
+func (d *dirtyLists) rewrite(reg, v unsafe.Pointer, size, align uintptr) {
+	switch {
+	case isHead(size):
+		for i := range d.head {
+			if d.head[i].reg == reg {
+				d.head[i].v = headWord(reg, v, size)
+			}
+		}
+	case isWord(size, align):
+		for i := range d.w8 {
+			if d.w8[i].reg == reg {
+				d.w8[i].v = *(*uint64)(v)
+			}
+		}
+	default:
+		for _, w := range d.wide {
+			if w.reg == reg {
+				copy(d.bytes[w.at:w.at+int(size)], unsafe.Slice((*byte)(v), size))
+			}
+		}
+	}
 }
 
 // firstWrite notes a block's first write of a cycle made outside Eval.
@@ -42,61 +112,40 @@ func (b *Base) firstWrite() {
 // the lists.
 func (b *Base) commitRegs() {
 	d := &b.dirty
-	for _, p := range d.w8 {
-		*(*uint64)(p) = *(*uint64)(unsafe.Add(p, 8))
-		*(*bool)(unsafe.Add(p, 16)) = false
+	for _, w := range d.head {
+		*(*uint64)(w.reg) = w.v
 	}
-	for _, p := range d.w4 {
-		*(*uint32)(p) = *(*uint32)(unsafe.Add(p, 4))
-		*(*bool)(unsafe.Add(p, 8)) = false
-	}
-	for _, p := range d.w1 {
-		*(*uint8)(p) = *(*uint8)(unsafe.Add(p, 1))
-		*(*bool)(unsafe.Add(p, 2)) = false
-	}
-	for _, p := range d.w2 {
-		*(*uint16)(p) = *(*uint16)(unsafe.Add(p, 2))
-		*(*bool)(unsafe.Add(p, 4)) = false
+	for _, w := range d.w8 {
+		*(*uint64)(w.reg) = w.v
+		*(*bool)(unsafe.Add(w.reg, 8)) = false
 	}
 	for _, w := range d.wide {
-		p, n := w.reg, w.size
-		copy(unsafe.Slice((*byte)(p), n), unsafe.Slice((*byte)(unsafe.Add(p, n)), n))
-		*(*bool)(unsafe.Add(p, 2*n)) = false
+		copy(unsafe.Slice((*byte)(w.reg), w.size), d.bytes[w.at:])
+		*(*bool)(unsafe.Add(w.reg, w.size)) = false
 	}
 	d.reset()
 }
 
 func (d *dirtyLists) reset() {
 	d.n = 0
-	d.w8, d.w4, d.w2, d.w1, d.wide = d.w8[:0], d.w4[:0], d.w2[:0], d.w1[:0], d.wide[:0]
+	d.head, d.w8, d.wide, d.bytes = d.head[:0], d.w8[:0], d.wide[:0], d.bytes[:0]
 }
 
-// dropRegs forgets the writes of a cycle that is not committed (reset).
-func (b *Base) dropRegs() {
-	d := &b.dirty
-	for _, l := range [...]struct {
-		regs []unsafe.Pointer
-		size uintptr
-	}{{d.w8, 8}, {d.w4, 4}, {d.w2, 2}, {d.w1, 1}} {
-		for _, p := range l.regs {
-			*(*bool)(unsafe.Add(p, 2*l.size)) = false
-		}
-	}
-	for _, w := range d.wide {
-		*(*bool)(unsafe.Add(w.reg, 2*w.size)) = false
-	}
-	d.reset()
-}
+// dropRegs forgets the writes of a cycle that is not committed (reset);
+// the registers' own reset, which comes first, clears their dirty flags.
+func (b *Base) dropRegs() { b.dirty.reset() }
 
 // checkLayout makes sure a register of type T is laid out as the commit
-// copies it: D right after Q, the dirty flag right after D, and a value
-// that holds no pointers (it may be copied as bytes).
+// stores it: the dirty flag right after Q and the checked flag after it,
+// no pointer in the first word of a register whose value lies in it, and
+// a value that holds no pointers (it may be copied as bytes).
 func checkLayout[T comparable](r *Reg[T]) {
-	n := unsafe.Sizeof(r.q)
 	t := reflect.TypeFor[T]()
-	switch {
-	case unsafe.Offsetof(r.d) != n || unsafe.Offsetof(r.dirty) != 2*n:
-		panic(fmt.Sprintf("rtl: register type %v is not laid out as Q, D, dirty", t))
+	switch n := unsafe.Sizeof(r.q); {
+	case unsafe.Offsetof(r.dirty) != n || unsafe.Offsetof(r.checked) != n+1:
+		panic(fmt.Sprintf("rtl: register type %v is not laid out as Q, dirty, checked", t))
+	case isHead(n) && unsafe.Offsetof(r.owner) < 8:
+		panic(fmt.Sprintf("rtl: register type %v has a pointer in its first word", t))
 	case hasPointers(t):
 		panic(fmt.Sprintf("rtl: register type %v holds pointers: a register holds bits", t))
 	}

@@ -45,9 +45,11 @@
 //
 // A block's scalar registers of one type are allocated in contiguous
 // chunks and a Vec's elements in one slice. A register's first write in a
-// cycle records its address in its block's dirty list for the size of its
-// value; at the clock edge each evaluated block walks its lists once,
-// copying D into Q with one load and store per register (commit.go).
+// cycle records its address and the value written (D) in its block's
+// dirty list for the size of its value; at the clock edge each evaluated
+// block walks its lists once, storing each value in its register's Q
+// (commit.go). A register keeps Q, a dirty flag and what the slow paths
+// need to find its block and description: 24 bytes for a 64-bit value.
 // Nothing is allocated per cycle.
 //
 // # Parallel evaluation

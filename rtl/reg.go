@@ -43,9 +43,11 @@ type traced interface {
 type Reg[T comparable] struct {
 	// The fields read every cycle come first and the descriptive ones sit
 	// in the Sim, found by number, so that scanning a Vec touches little
-	// memory.
-	q, d    T
-	dirty   bool
+	// memory. The next value (D) is not kept here: a write records it on
+	// the owner's dirty list (commit.go), so that a 64-bit register takes
+	// 24 bytes.
+	q       T
+	dirty   bool // written in this cycle: D is on the owner's dirty list
 	checked bool // the Sim's checked mode, kept beside the value
 	info    uint32
 	owner   *Base
@@ -131,7 +133,7 @@ func NewRegOf[T interface {
 
 func initReg[T comparable](r *Reg[T], b *Base, name string, width int, reset T, pack func(T) uint64) {
 	info := newRegInfo(b, name, width, reset, pack)
-	*r = Reg[T]{q: reset, d: reset, checked: b.checked, owner: b, info: info}
+	*r = Reg[T]{q: reset, checked: b.checked, owner: b, info: info}
 	checkLayout(r)
 	b.sim.regs = append(b.sim.regs, r)
 	b.sim.addSignal(r)
@@ -170,18 +172,14 @@ func (r *Reg[T]) checkRead() { r.owner.sim.checkRegRead(r.owner, r) }
 
 // Set writes the value the register takes at the next clock edge. Only the
 // owning block may write it, only in Eval, and only once per cycle.
-func (r *Reg[T]) Set(v T) {
-	r.d = v
-	if !r.dirty || r.checked {
-		r.note(v)
-	}
-}
+func (r *Reg[T]) Set(v T) { r.note(v) }
 
-// note checks a write in checked mode and records the register's first
-// write of the cycle on its owner's dirty list for the size of T (a
+// note checks a write in checked mode and records the value, with the
+// register's address, on its owner's dirty list for the size of T (a
 // constant of the register's type, so the choice of list folds away); it
-// is out of line so that Set inlines. A write outside Eval (a modeling
-// error that checked mode reports) still commits at the next clock edge,
+// is out of line so that Set inlines. A second write in a cycle (a
+// modeling error that checked mode reports) replaces the first. A write
+// outside Eval (another such error) still commits at the next clock edge,
 // as every write does, though its owner may sleep.
 //
 //go:noinline
@@ -190,9 +188,9 @@ func (r *Reg[T]) note(v T) {
 		r.checkSet(v)
 	}
 	if r.dirty {
+		r.owner.dirty.rewrite(unsafe.Pointer(r), unsafe.Pointer(&v), unsafe.Sizeof(v), unsafe.Alignof(v))
 		return
 	}
-	r.dirty = true
 	b := r.owner
 	d := &b.dirty
 	if d.n == 0 && len(b.pending) == 0 {
@@ -200,25 +198,27 @@ func (r *Reg[T]) note(v T) {
 	}
 	d.n++
 	p := unsafe.Pointer(r)
-	switch size, align := unsafe.Sizeof(r.q), unsafe.Alignof(r.q); {
-	case size == 8 && align == 8:
-		d.w8 = append(d.w8, p)
-	case size == 4 && align == 4:
-		d.w4 = append(d.w4, p)
-	case size == 1:
-		d.w1 = append(d.w1, p)
-	case size == 2 && align == 2:
-		d.w2 = append(d.w2, p)
+	switch size, align := unsafe.Sizeof(v), unsafe.Alignof(v); {
+	case isHead(size):
+		d.head = append(d.head, write8{p, headWord(p, unsafe.Pointer(&v), size)})
+	case isWord(size, align):
+		d.w8 = append(d.w8, write8{p, *(*uint64)(unsafe.Pointer(&v))})
 	default:
-		d.wide = append(d.wide, dirtyReg{p, size})
+		d.wide = append(d.wide, wideWrite{p, size, len(d.bytes)})
+		d.bytes = append(d.bytes, unsafe.Slice((*byte)(unsafe.Pointer(&v)), size)...)
 	}
+	r.dirty = true
 }
 
 // Poke sets the register's value immediately, outside the clocked path, and
 // re-drives the owner's outputs. It is a testbench backdoor for preloading
-// state between cycles; it wakes the owner.
+// state between cycles; it wakes the owner. A write of the cycle made
+// before it is replaced too, so that the value survives the clock edge.
 func (r *Reg[T]) Poke(v T) {
-	r.q, r.d = v, v
+	r.q = v
+	if r.dirty {
+		r.owner.dirty.rewrite(unsafe.Pointer(r), unsafe.Pointer(&v), unsafe.Sizeof(v), unsafe.Alignof(v))
+	}
 	r.owner.wake()
 	r.owner.sim.redrive(r.owner)
 }
@@ -232,8 +232,7 @@ func (r *Reg[T]) checkSet(v T) {
 }
 
 func (r *Reg[T]) resetValue() {
-	reset := r.about().reset
-	r.q, r.d, r.dirty = reset, reset, false
+	r.q, r.dirty = r.about().reset, false
 }
 
 // about is what the register needs only for checks, tracing and reset.
@@ -293,7 +292,7 @@ func initVec[T comparable](v *Vec[T], b *Base, name string, n, width int, reset 
 	info := newRegInfo(b, name, width, reset, pack)
 	b.sim.regInfo[info].(*regInfo[T]).elems = v.regs
 	for i := range v.regs {
-		v.regs[i] = Reg[T]{q: reset, d: reset, checked: b.checked, owner: b, info: info}
+		v.regs[i] = Reg[T]{q: reset, checked: b.checked, owner: b, info: info}
 	}
 	checkLayout(&v.regs[0])
 	b.sim.regs = append(b.sim.regs, v)
@@ -304,7 +303,7 @@ func (v *Vec[T]) resetValue() {
 	reset := v.regs[0].about().reset
 	for i := range v.regs {
 		r := &v.regs[i]
-		r.q, r.d, r.dirty = reset, reset, false
+		r.q, r.dirty = reset, false
 	}
 }
 

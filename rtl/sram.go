@@ -32,19 +32,51 @@ type SRAM[T comparable] struct {
 	Reads, Writes uint64
 }
 
+// sramPort is a port's access state. Its reads sit in a ring: the read
+// that landed last, whose word is RData, in slot out, and the reads in
+// flight, oldest first, in the n slots from head on. A port does one
+// access per cycle, so ReadLatency+1 slots hold them; a port read more
+// often (a modeling error that checked mode reports) grows its ring.
 type sramPort[T comparable] struct {
-	usedAt   uint64 // cycle+1 of the last access, 0 if none
-	inflight []sramRead[T]
-	out      T
-	outAt    uint64 // cycle at which out landed (0: no read yet; a read lands at cycle 1 at the earliest)
-	write    bool
-	waddr    int
-	wdata    T
+	usedAt uint64 // cycle+1 of the last access, 0 if none
+	reads  []sramRead[T]
+	out    int
+	head   int
+	n      int
+	outAt  uint64 // cycle at which out landed (0: no read yet; a read lands at cycle 1 at the earliest)
+	write  bool
+	waddr  int
+	wdata  T
 }
 
 type sramRead[T comparable] struct {
 	due  uint64
 	data T
+}
+
+// reset empties the port's ring: slot 0 stands for the zero word that
+// RData shows before the first read lands.
+func (p *sramPort[T]) reset() {
+	clear(p.reads)
+	p.out, p.head, p.n = 0, 1, 0
+}
+
+// slot is the ring's slot i places after slot j.
+func (p *sramPort[T]) slot(j, i int) int {
+	if j += i; j >= len(p.reads) {
+		j -= len(p.reads)
+	}
+	return j
+}
+
+// grow doubles the ring, keeping the landed read and those in flight.
+func (p *sramPort[T]) grow() {
+	reads := make([]sramRead[T], 2*len(p.reads))
+	reads[0] = p.reads[p.out]
+	for i := range p.n {
+		reads[1+i] = p.reads[p.slot(p.head, i)]
+	}
+	p.reads, p.out, p.head = reads, 0, 1
 }
 
 // NewSRAM makes an SRAM macro owned by block b.
@@ -65,7 +97,8 @@ func NewSRAM[T comparable](b *Base, name string, cfg SRAMConfig) *SRAM[T] {
 	}
 	m := &SRAM[T]{owner: b, sim: b.sim, name: b.Child(name), cfg: cfg, mem: make([]T, cfg.Depth), ports: make([]sramPort[T], cfg.Ports)}
 	for i := range m.ports {
-		m.ports[i].inflight = make([]sramRead[T], 0, cfg.ReadLatency)
+		m.ports[i].reads = make([]sramRead[T], cfg.ReadLatency+1)
+		m.ports[i].reset()
 	}
 	b.sim.srams = append(b.sim.srams, m)
 	return m
@@ -103,8 +136,12 @@ func (m *SRAM[T]) Read(port, addr int) {
 		return
 	}
 	m.settle(p)
+	if p.n == len(p.reads)-1 {
+		p.grow()
+	}
 	due := m.sim.cycle + uint64(m.cfg.ReadLatency)
-	p.inflight = append(p.inflight, sramRead[T]{due: due, data: m.mem[addr]})
+	p.reads[p.slot(p.head, p.n)] = sramRead[T]{due: due, data: m.mem[addr]}
+	p.n++
 	if due > m.owner.holdUntil {
 		m.owner.holdUntil = due
 	}
@@ -130,7 +167,7 @@ func (m *SRAM[T]) Write(port, addr int, data T) {
 func (m *SRAM[T]) RData(port int) T {
 	p := &m.ports[port]
 	m.settle(p)
-	return p.out
+	return p.reads[p.out].data
 }
 
 // RValid reports whether a read lands on the port in this cycle.
@@ -140,16 +177,14 @@ func (m *SRAM[T]) RValid(port int) bool {
 	return p.outAt == m.sim.cycle && p.outAt != 0
 }
 
-// settle moves reads whose latency has elapsed to the output register.
+// settle lands the reads whose latency has elapsed: the last of them
+// becomes the port's output.
 func (m *SRAM[T]) settle(p *sramPort[T]) {
 	now := m.sim.cycle
-	n := 0
-	for n < len(p.inflight) && p.inflight[n].due <= now {
-		p.out, p.outAt = p.inflight[n].data, p.inflight[n].due
-		n++
-	}
-	if n > 0 {
-		p.inflight = p.inflight[:copy(p.inflight, p.inflight[n:])]
+	for p.n > 0 && p.reads[p.head].due <= now {
+		p.out, p.outAt = p.head, p.reads[p.head].due
+		p.head = p.slot(p.head, 1)
+		p.n--
 	}
 }
 
@@ -167,11 +202,10 @@ func (m *SRAM[T]) commit() uint64 {
 }
 
 func (m *SRAM[T]) resetValue() {
-	var zero T
 	for i := range m.ports {
 		p := &m.ports[i]
-		p.inflight = p.inflight[:0]
-		p.out, p.outAt, p.usedAt, p.write = zero, 0, 0, false
+		p.reset()
+		p.outAt, p.usedAt, p.write = 0, 0, false
 	}
 	m.dirty = false
 }

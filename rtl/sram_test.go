@@ -114,3 +114,48 @@ func TestSRAMLandsExactlyAfterLatency(t *testing.T) {
 	require.Equal(t, []uint64{5}, seen)
 	require.Equal(t, uint32(77), u.RData.Get())
 }
+
+// overReader reads its SRAM's one port three times a cycle, a modeling
+// error that checked mode reports, and notes what the port shows.
+type overReader struct {
+	rtl.Base
+	mem  *rtl.SRAM[uint32]
+	seen []uint32
+	ok   []bool
+}
+
+func (o *overReader) Drive() {}
+
+func (o *overReader) Eval() {
+	o.seen = append(o.seen, o.mem.RData(0))
+	o.ok = append(o.ok, o.mem.RValid(0))
+	c := int(o.Now())
+	for i := range 3 {
+		o.mem.Read(0, (3*c+i)%8)
+	}
+}
+
+// TestUncheckedSRAMOverReadLandsEveryRead covers a port read more often
+// than once a cycle in fast mode: every read still lands after the
+// latency, the last one issued in a cycle on top.
+func TestUncheckedSRAMOverReadLandsEveryRead(t *testing.T) {
+	s := rtl.New(rtl.Options{})
+	o := &overReader{}
+	s.Add(o, "o")
+	o.mem = rtl.NewSRAM[uint32](&o.Base, "mem", rtl.SRAMConfig{Depth: 8, Width: 32, ReadLatency: 2})
+	for i := range 8 {
+		o.mem.Load(i, uint32(100+i))
+	}
+	s.Reset()
+	require.NoError(t, s.Run(10))
+	for c := range 10 {
+		want, valid := uint32(0), c >= 2
+		if valid {
+			// The reads of cycle c-2 land now; the last was of word
+			// (3(c-2)+2) mod 8.
+			want = uint32(100 + (3*(c-2)+2)%8)
+		}
+		require.Equal(t, want, o.seen[c], "cycle %d", c)
+		require.Equal(t, valid, o.ok[c], "cycle %d", c)
+	}
+}
