@@ -41,7 +41,7 @@ func refCoalesce(op *workload.Op, lineBytes int, granule uint) (pages, lines []u
 func TestCoalesceRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 1))
 	for n := 0; n < 20000; n++ {
-		lineBytes := 1 << (5 + rng.IntN(4)) // 32..256 B
+		lineBytes := 1 << (5 + rng.IntN(8)) // 32..4096 B, gpu.line_bytes
 		m := &SM{cfg: SMConfig{LineBytes: lineBytes}, granule: PageShift}
 		op := workload.Op{Kind: workload.OpLoad, Lanes: uint8(rng.IntN(workload.WarpSize + 1)), Size: uint8(1 << rng.IntN(5))}
 		base := rng.Uint64N(1 << 40)
