@@ -315,12 +315,19 @@ func (m *SM) Drive() {
 	if fill > 0 {
 		m.TLBReq.Bits.Set(tlb.UnpackLookup(m.tq.At(int(m.tqHead.Q())).Q()))
 	}
+	// A request register is written only with its valid flag set, so its
+	// bits wires change only while valid: they are driven only then.
 	missValid := m.missValid.Q()
 	m.WalkReq.Valid.Set(missValid)
-	l := tlb.UnpackLookup(m.miss.Q())
-	m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester, Write: l.Write})
-	m.DataReq.Valid.Set(m.dreqValid.Q())
-	m.DataReq.Bits.Set(UnpackDataReq(m.dreq.Q()))
+	if missValid {
+		l := tlb.UnpackLookup(m.miss.Q())
+		m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester, Write: l.Write})
+	}
+	dreqValid := m.dreqValid.Q()
+	m.DataReq.Valid.Set(dreqValid)
+	if dreqValid {
+		m.DataReq.Bits.Set(UnpackDataReq(m.dreq.Q()))
+	}
 	if m.cfg.StreamLines {
 		m.driveLine()
 	}
