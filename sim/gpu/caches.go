@@ -110,9 +110,9 @@ type Caches struct {
 	// Per-SM bit vectors that let Drive and Eval visit only the SMs with
 	// something to do: bit i of queued is set while SM i's input FIFO or
 	// L1 miss queue holds a line, of answered while done[i] is not zero;
-	// redrive holds the SMs whose input FIFO changed, or whose answered
-	// bit fell, in the last evaluated cycle: the SMs outside answered
-	// whose outputs Drive must update.
+	// redrive holds the SMs whose input FIFO or answered warps (done)
+	// changed in the last evaluated cycle: the SMs whose Ready, or whose
+	// offer when none of their warps is due, Drive must update.
 	queued   *rtl.Reg[uint64]
 	answered *rtl.Reg[uint64]
 	redrive  *rtl.Reg[uint64]
@@ -222,7 +222,10 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 // takes lines while the SM's FIFO has room. An SM outside answered and
 // redrive has no answered warp and neither had one nor changed its FIFO
 // when its outputs were last driven, so its wires already hold what Drive
-// would set; an SM outside redrive has the Ready it had.
+// would set; an SM outside redrive has the Ready it had. An SM outside
+// redrive with no warp due yet had the same answered warps and first due
+// cycle when its outputs were last driven, a cycle at which none was due
+// either (time only advances), so it offers nothing already.
 func (c *Caches) Drive() {
 	now := c.Now()
 	answered, redrive := c.answered.Q(), c.redrive.Q()
@@ -235,13 +238,14 @@ func (c *Caches) Drive() {
 	}
 	for set := answered | redrive; set != 0; set &= set - 1 {
 		i := bits.TrailingZeros64(set)
-		w := -1
 		if c.firstDue.At(i).Q() <= now {
-			w = c.answer(i, now)
-		}
-		c.Resp[i].Valid.Set(w >= 0)
-		if w >= 0 {
-			c.Resp[i].Bits.Set(uint8(w))
+			w := c.answer(i, now)
+			c.Resp[i].Valid.Set(w >= 0)
+			if w >= 0 {
+				c.Resp[i].Bits.Set(uint8(w))
+			}
+		} else if redrive&(1<<i) != 0 {
+			c.Resp[i].Valid.Set(false)
 		}
 	}
 	if c.Flush != nil {
@@ -477,8 +481,8 @@ func (c *Caches) Eval() {
 	}
 	update(c.l2Pos, uint8(l2Pos))
 	update(c.l1Pos, uint8(l1Pos))
-	answered := c.commitScratch()
-	update(c.redrive, fifoChanged|c.answered.Q()&^answered|redriveAll)
+	answered, doneChanged := c.commitScratch()
+	update(c.redrive, fifoChanged|doneChanged|redriveAll)
 	if c.active || c.busyPipelines() {
 		return
 	}
@@ -700,14 +704,16 @@ func (c *Caches) touch(k int) {
 }
 
 // commitScratch writes the cycle's counters to the registers and returns
-// the SMs that have answered warps afterwards (answered's next value).
-func (c *Caches) commitScratch() uint64 {
-	answered := c.answered.Q()
+// the SMs that have answered warps afterwards (answered's next value) and
+// those whose answered warps changed.
+func (c *Caches) commitScratch() (answered, changed uint64) {
+	answered = c.answered.Q()
 	for set := c.doneLoaded; set != 0; set &= set - 1 {
 		i := bits.TrailingZeros64(set)
 		d := c.doneNew[i]
 		if r := c.done.At(i); r.Q() != d {
 			r.Set(d)
+			changed |= 1 << i
 			if c.rescan&(1<<i) != 0 {
 				c.firstDueNew[i] = c.firstDueOf(i, d)
 			}
@@ -726,7 +732,7 @@ func (c *Caches) commitScratch() uint64 {
 	}
 	update(c.bytes, c.bytesNew)
 	update(c.answered, answered)
-	return answered
+	return answered, changed
 }
 
 // firstDueOf is the earliest due cycle of SM i's warps in done, with

@@ -41,7 +41,7 @@ func refCoalesce(op *workload.Op, lineBytes int, granule uint) (pages, lines []u
 func TestCoalesceRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 1))
 	for n := 0; n < 20000; n++ {
-		lineBytes := 1 << (5 + rng.IntN(4)) // 32..256 B
+		lineBytes := 1 << (5 + rng.IntN(8)) // 32..4096 B, gpu.line_bytes
 		m := &SM{cfg: SMConfig{LineBytes: lineBytes}, granule: PageShift}
 		op := workload.Op{Kind: workload.OpLoad, Lanes: uint8(rng.IntN(workload.WarpSize + 1)), Size: uint8(1 << rng.IntN(5))}
 		base := rng.Uint64N(1 << 40)
@@ -64,5 +64,42 @@ func TestCoalesceRandom(t *testing.T) {
 		require.Equal(t, wantPages, slices.Clip(append([]uint64(nil), m.pages[:pages]...)), "op %d pages", n)
 		require.Equal(t, wantLines, slices.Clip(append([]uint64(nil), m.lineIDs[:lines]...)), "op %d lines", n)
 		require.Equal(t, wantSectors, slices.Clip(append([]uint8(nil), m.sectors[:lines]...)), "op %d sectors", n)
+	}
+}
+
+// the first warps of each workload's first kernel.
+func BenchmarkCoalesce(b *testing.B) {
+	for _, name := range []string{"sssp", "fdtd", "hotspot", "bfs"} {
+		wl, err := workload.New(name, workload.Params{Scale: 0.05, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ops []workload.Op
+		for _, ph := range wl.Phases() {
+			k := ph.Kernel
+			if k == nil {
+				continue
+			}
+			for blk := 0; blk < k.Blocks && len(ops) < 4096; blk++ {
+				for w := 0; w < k.WarpsPerBlock(); w++ {
+					s := k.NewWarp(blk, w)
+					var op workload.Op
+					for s.Next(&op) && len(ops) < 4096 {
+						if op.Kind != workload.OpCompute && op.Lanes > 0 {
+							ops = append(ops, op)
+						}
+					}
+				}
+			}
+		}
+		b.Run(name, func(b *testing.B) {
+			m := &SM{cfg: SMConfig{LineBytes: 128}, granule: PageShift}
+			n := 0
+			for i := 0; i < b.N; i++ {
+				p, l := m.coalesce(&ops[i%len(ops)])
+				n += p + l
+			}
+			_ = n
+		})
 	}
 }

@@ -157,6 +157,9 @@ type SM struct {
 	pages   [maxPagesPerOp]uint64 // coalescer scratch: distinct pages
 	lineIDs [2 * workload.WarpSize]uint64
 	sectors [2 * workload.WarpSize]uint8
+	// The coalescer's counts of pages and lines so far, and the index of
+	// its current line.
+	pageCount, lineCount, lineCur int
 }
 
 // maxLinesPerOp bounds the distinct lines of one warp instruction.
@@ -312,12 +315,19 @@ func (m *SM) Drive() {
 	if fill > 0 {
 		m.TLBReq.Bits.Set(tlb.UnpackLookup(m.tq.At(int(m.tqHead.Q())).Q()))
 	}
+	// A request register is written only with its valid flag set, so its
+	// bits wires change only while valid: they are driven only then.
 	missValid := m.missValid.Q()
 	m.WalkReq.Valid.Set(missValid)
-	l := tlb.UnpackLookup(m.miss.Q())
-	m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester, Write: l.Write})
-	m.DataReq.Valid.Set(m.dreqValid.Q())
-	m.DataReq.Bits.Set(UnpackDataReq(m.dreq.Q()))
+	if missValid {
+		l := tlb.UnpackLookup(m.miss.Q())
+		m.WalkReq.Bits.Set(ptw.Walk{VPN: l.VPN, Requester: l.Requester, Write: l.Write})
+	}
+	dreqValid := m.dreqValid.Q()
+	m.DataReq.Valid.Set(dreqValid)
+	if dreqValid {
+		m.DataReq.Bits.Set(UnpackDataReq(m.dreq.Q()))
+	}
 	if m.cfg.StreamLines {
 		m.driveLine()
 	}
@@ -630,51 +640,120 @@ func (m *SM) pick(eligible uint64) int {
 
 // coalesce reduces a memory instruction's lane addresses to its distinct
 // 4 KB pages (translation granules; into m.pages, in first-touch lane
-// order) and counts its
-// distinct lines; a lane access that straddles a line boundary touches two.
+// order) and its distinct lines with their sectors (m.lineIDs, m.sectors);
+// a lane access that straddles a line boundary touches two.
+//
+// Neighbouring lanes mostly share a line and a page, as a hardware
+// coalescer's lanes mostly match the line it is gathering: the current
+// line (the last lane's) and its sectors, and the last lane's page, are
+// held in locals and a lane is compared with them by its address bits
+// above the line or page offset; the lists are searched only when a lane
+// leaves them.
 func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 	// The shift amounts, masked to below 64 (which they are) so that each
 	// shift compiles to one instruction.
 	shift := uint(bits.TrailingZeros(uint(m.cfg.LineBytes))) & 63
 	ss := sectorShift(shift) & 63
 	granule := m.granule & 63
-	in := uint64(1)<<shift - 1 // byte offset within a line
+	in := uint64(1)<<shift - 1       // byte offset within a line
+	inPage := uint64(1)<<granule - 1 // byte offset within a page
+	// A byte offset o within a line lies in sector o>>ss, which is
+	// o*toTop>>62: the product moves the sector index to the top two bits
+	// (o < 2^(ss+2) because ss >= shift-2).
+	toTop := uint64(1) << (62 - ss)
 	size := uint64(max(op.Size, 1))
-	for _, a := range op.Addr[:op.Lanes] {
+	addrs := op.Addr[:op.Lanes]
+	if len(addrs) == 0 {
+		return 0, 0
+	}
+	// The current line (its first byte's address, index m.lineCur in
+	// m.lineIDs, sectors sec so far) and page (its first byte's address).
+	curLine, sec := addrs[0]&^in, uint8(0)
+	m.lineIDs[0], m.sectors[0], m.lineCur, m.lineCount = addrs[0]>>shift, 0, 0, 1
+	curPage := addrs[0] &^ inPage
+	m.pages[0], m.pageCount = addrs[0]>>granule, 1
+	for i := 0; i < len(addrs); i++ {
+		// The lanes within the current line and page, without a call so
+		// that the loop's values stay in registers.
+		a := addrs[i]
 		end := a + size - 1
-		first, last := a>>shift, end>>shift
-		for l := first; l <= last; l++ {
-			// The lane's 32 B sectors within line l: from its first byte
-			// in the line to its last.
-			lo, hi := uint64(0), in
-			if l == first {
-				lo = a & in
+		for a&^in == curLine && end&^in == curLine && a&^inPage == curPage {
+			sec |= sectorSpan[(a&in)*toTop>>62<<2|(end&in)*toTop>>62]
+			if i++; i == len(addrs) {
+				break
 			}
-			if l == last {
-				hi = end & in
-			}
-			// Sector indices are 0..3 (a line has four sectors).
-			sec := uint8(2<<(hi>>ss&3) - 1<<(lo>>ss&3))
-			// Neighbouring lanes mostly share a line: the last one first.
-			i := lines - 1
-			if i < 0 || m.lineIDs[i] != l {
-				i = index(m.lineIDs[:lines], l)
-			}
-			if i < 0 {
-				i = lines
-				m.lineIDs[lines] = l
-				m.sectors[lines] = 0
-				lines++
-			}
-			m.sectors[i] |= sec
+			a = addrs[i]
+			end = a + size - 1
 		}
-		if p := a >> granule; pages == 0 || m.pages[pages-1] != p && !contains(m.pages[:pages-1], p) {
-			m.pages[pages] = p
-			pages++
+		if i == len(addrs) {
+			break
+		}
+		if a&^in != curLine || end&^in != curLine {
+			curLine, sec = m.enterLines(a, end, curLine, sec)
+		} else {
+			sec |= sectorSpan[(a&in)*toTop>>62<<2|(end&in)*toTop>>62]
+		}
+		if a&^inPage != curPage {
+			curPage = a &^ inPage
+			m.enterPage(a >> granule)
 		}
 	}
-	return pages, lines
+	m.sectors[m.lineCur] |= sec
+	return m.pageCount, m.lineCount
 }
+
+// enterLines adds the sectors of a lane's bytes a..end that leave the
+// current line (curLine, with sectors sec) to the lines they touch, and
+// returns the new current line, the lane's last, and its sectors. It stays
+// out of line so that coalesce's loop keeps its values in registers.
+//
+//go:noinline
+func (m *SM) enterLines(a, end, curLine uint64, sec uint8) (uint64, uint8) {
+	shift := uint(bits.TrailingZeros(uint(m.cfg.LineBytes))) & 63
+	in := uint64(1)<<shift - 1
+	toTop := uint64(1) << (62 - sectorShift(shift)&63)
+	for l := a &^ in; ; l += in + 1 {
+		lo, hi := uint64(0), in
+		if l == a&^in {
+			lo = a & in
+		}
+		if l == end&^in {
+			hi = end & in
+		}
+		if l != curLine {
+			m.sectors[m.lineCur] |= sec
+			curLine, sec = l, 0
+			m.lineCur = index(m.lineIDs[:m.lineCount], l>>shift)
+			if m.lineCur < 0 {
+				m.lineCur = m.lineCount
+				m.lineIDs[m.lineCount], m.sectors[m.lineCount] = l>>shift, 0
+				m.lineCount++
+			}
+		}
+		sec |= sectorSpan[lo*toTop>>62<<2|hi*toTop>>62]
+		if l == end&^in {
+			return curLine, sec
+		}
+	}
+}
+
+// enterPage adds page p to the instruction's pages unless it is there.
+func (m *SM) enterPage(p uint64) {
+	if !contains(m.pages[:m.pageCount], p) {
+		m.pages[m.pageCount] = p
+		m.pageCount++
+	}
+}
+
+// sectorSpan[lo<<2|hi] is the mask of a line's sectors lo..hi.
+var sectorSpan = func() (t [16]uint8) {
+	for lo := range 4 {
+		for hi := lo; hi < 4; hi++ {
+			t[lo<<2|hi] = 2<<hi - 1<<lo
+		}
+	}
+	return t
+}()
 
 // update writes a register only when its value changes, so that an idle
 // block does not dirty registers every cycle.
