@@ -156,6 +156,7 @@ func (p *evalPool) plan(awake int) bool {
 		// spread window.
 		if !p.spread && p.nextSpread() {
 			p.wanted.Store(true)
+			p.gen.Add(1) // a phase without blocks, seen by napping helpers
 		}
 	}
 	p.cyclesLeft--
@@ -220,7 +221,7 @@ func (p *evalPool) helper(w *evalWorker) {
 			}
 			p.inside.Add(-1)
 		}
-		if !p.nap() {
+		if !p.nap(seen) {
 			return
 		}
 	}
@@ -243,15 +244,16 @@ func (p *evalPool) poll(seen uint64) (uint64, bool) {
 	}
 }
 
-// nap sleeps until the caller wants help (true) or the pool is closed
-// (false).
-func (p *evalPool) nap() bool {
+// nap sleeps until the caller wants help and has started a phase after
+// seen (true) or the pool is closed (false): a helper does not poll a Sim
+// that has stopped stepping.
+func (p *evalPool) nap(seen uint64) bool {
 	for d := napMin; ; d = min(2*d, napMax) {
 		time.Sleep(d)
 		switch {
 		case p.stopped.Load():
 			return false
-		case p.wanted.Load():
+		case p.wanted.Load() && p.gen.Load() != seen:
 			return true
 		}
 	}
