@@ -50,10 +50,13 @@ const (
 	// window, the time per block evaluated. A trial is parTrials windows
 	// (an even number), alternately spread and alone; the mode whose
 	// windows took less time per block in sum holds for the next parHold
-	// windows, then a trial runs again.
-	parWindow = 1 << 11
-	parTrials = 8
-	parHold   = 32
+	// windows, then a trial runs again. Each trial in a row that finds
+	// spreading slower doubles the hold, up to parHoldMax windows, so
+	// that on a busy machine the trials cost about a percent.
+	parWindow  = 1 << 11
+	parTrials  = 8
+	parHold    = 32
+	parHoldMax = 1 << 10
 	// pollFor is how long an idle helper polls for the next Eval phase
 	// before it naps, when the caller stops stepping. pollYield is how
 	// many looks it takes between two yields of its processor (to
@@ -83,14 +86,15 @@ type evalPool struct {
 
 	// The caller's own: whether it spreads phases, the current window's
 	// start, cycles left and blocks evaluated, the trial windows left
-	// (0 while a mode holds) or the hold windows left, and the trial's
-	// time per block, alone and spread.
+	// (0 while a mode holds), the hold windows left and the length of
+	// the last hold, and the trial's time per block, alone and spread.
 	spread      bool
 	start       time.Time
 	cyclesLeft  int
 	evaluated   int
 	trialsLeft  int
 	holdLeft    int
+	holdFor     int
 	alone, with float64
 	// always spreads every phase, wanted helper or not (tests).
 	always bool
@@ -190,7 +194,12 @@ func (p *evalPool) nextWindow() {
 		}
 		if p.trialsLeft--; p.trialsLeft == 0 {
 			p.spread = p.with < p.alone
-			p.with, p.alone, p.holdLeft = 0, 0, parHold
+			if p.spread {
+				p.holdFor = parHold
+			} else {
+				p.holdFor = min(max(2*p.holdFor, parHold), parHoldMax)
+			}
+			p.with, p.alone, p.holdLeft = 0, 0, p.holdFor
 		}
 	default:
 		if p.holdLeft--; p.holdLeft == 0 {
