@@ -87,7 +87,8 @@ type evalPool struct {
 	// The caller's own: whether it spreads phases, the current window's
 	// start, cycles left and blocks evaluated, the trial windows left
 	// (0 while a mode holds), the hold windows left and the length of
-	// the last hold, and the trial's time per block, alone and spread.
+	// the last hold of the caller alone (0 after spreading won), and the
+	// trial's time per block, alone and spread.
 	spread      bool
 	start       time.Time
 	cyclesLeft  int
@@ -195,11 +196,12 @@ func (p *evalPool) nextWindow() {
 		if p.trialsLeft--; p.trialsLeft == 0 {
 			p.spread = p.with < p.alone
 			if p.spread {
-				p.holdFor = parHold
+				p.holdFor, p.holdLeft = 0, parHold
 			} else {
 				p.holdFor = min(max(2*p.holdFor, parHold), parHoldMax)
+				p.holdLeft = p.holdFor
 			}
-			p.with, p.alone, p.holdLeft = 0, 0, p.holdFor
+			p.with, p.alone = 0, 0
 		}
 	default:
 		if p.holdLeft--; p.holdLeft == 0 {
