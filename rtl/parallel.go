@@ -51,8 +51,9 @@ const (
 	// (an even number), alternately spread and alone; the mode whose
 	// windows took less time per block in sum holds for the next parHold
 	// windows, then a trial runs again. Each trial in a row that finds
-	// spreading slower doubles the hold, up to parHoldMax windows, so
-	// that on a busy machine the trials cost about a percent.
+	// spreading slower doubles the hold, up to parHoldMax windows: on a
+	// busy machine, where spreading loses, the trials' spread windows
+	// fall from one in ten to under one in two hundred.
 	parWindow  = 1 << 11
 	parTrials  = 8
 	parHold    = 32
