@@ -127,28 +127,41 @@ func (b *busyBlock) Eval() {
 
 // BenchmarkParallelEval measures a cycle of 24 always-awake blocks of
 // about 100 ns each (one of them ten times heavier, like a shared cache
-// among SMs) at 1 to 4 threads: the hand-off cost per cycle against the
-// Eval work it spreads.
+// among SMs) at 1 to 4 threads, spreading where timed trials find it
+// faster (auto) or in every cycle (spread): the hand-off cost per cycle
+// against the Eval work it spreads.
 func BenchmarkParallelEval(b *testing.B) {
 	for _, threads := range []int{1, 2, 3, 4} {
-		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
-			s := rtl.New(rtl.Options{SkipIdle: true, Threads: threads})
-			for i := range 24 {
-				blk := &busyBlock{rounds: 60}
-				if i == 5 {
-					blk.rounds = 600
-				}
-				s.Add(blk, fmt.Sprintf("busy%d", i))
-				blk.acc = rtl.NewReg[uint64](&blk.Base, "acc", 64, uint64(i))
+		for _, always := range []bool{false, true} {
+			if threads == 1 && always {
+				continue
 			}
-			s.Reset()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				if err := s.Step(); err != nil {
-					b.Fatal(err)
-				}
+			mode := "auto"
+			if always {
+				mode = "spread"
 			}
-		})
+			b.Run(fmt.Sprintf("threads=%d/%s", threads, mode), func(b *testing.B) {
+				s := rtl.New(rtl.Options{SkipIdle: true, Threads: threads})
+				for i := range 24 {
+					blk := &busyBlock{rounds: 60}
+					if i == 5 {
+						blk.rounds = 600
+					}
+					s.Add(blk, fmt.Sprintf("busy%d", i))
+					blk.acc = rtl.NewReg[uint64](&blk.Base, "acc", 64, uint64(i))
+				}
+				s.Reset()
+				if always {
+					s.SpreadAlways()
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					if err := s.Step(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
