@@ -48,14 +48,17 @@ const cacheLine = 128
 const (
 	// The caller times windows of parWindow evaluated cycles and, per
 	// window, the time per block evaluated. A trial is parTrials windows
-	// (an even number), alternately spread and alone; the mode whose
-	// windows took less time per block in sum holds for the next parHold
-	// windows, then a trial runs again. Each trial in a row that finds
-	// spreading slower doubles the hold, up to parHoldMax windows: on a
+	// (an even number), alternately spread and alone. Spreading wins if
+	// its windows took under parWin of the alone ones' time per block in
+	// sum (it keeps a second processor busy polling, and a near tie is
+	// the machine's noise); the winner holds for the next parHold
+	// windows, then a trial runs again. Each trial in a row that
+	// spreading loses doubles the hold, up to parHoldMax windows: on a
 	// busy machine, where spreading loses, the trials' spread windows
 	// fall from one in ten to under one in two hundred.
 	parWindow  = 1 << 11
 	parTrials  = 8
+	parWin     = 0.95
 	parHold    = 32
 	parHoldMax = 1 << 10
 	// pollFor is how long an idle helper polls for the next Eval phase
@@ -195,7 +198,7 @@ func (p *evalPool) nextWindow() {
 			p.alone += perBlock
 		}
 		if p.trialsLeft--; p.trialsLeft == 0 {
-			p.spread = p.with < p.alone
+			p.spread = p.with < parWin*p.alone
 			if p.spread {
 				p.holdFor, p.holdLeft = 0, parHold
 			} else {
