@@ -164,6 +164,7 @@ func TestParallelEvalIsExact(t *testing.T) {
 		want := ref.trace(t, 20000)
 		for _, threads := range []int{2, 3, 8} {
 			d := newLanes(rtl.Options{SkipIdle: skip, Threads: threads}, seeds)
+			d.sim.SpreadAlways()
 			d.sim.Shuffle(rand.New(rand.NewPCG(uint64(threads), 5)))
 			got := d.trace(t, 20000)
 			require.True(t, bytes.Equal(want, got), "trace differs at %d threads (skip idle %t)", threads, skip)

@@ -18,9 +18,10 @@ type Options struct {
 	// which every block sleeps. Results are identical either way.
 	SkipIdle bool
 	// Threads evaluates the blocks of each Eval phase on this many
-	// goroutines (0 or 1: on the caller's alone; at most MaxThreads).
-	// Results are identical at any count. Checked mode always evaluates
-	// on one goroutine.
+	// goroutines (0 or 1: on the caller's alone; at most MaxThreads)
+	// while timed trials show that to be faster than the caller alone
+	// (parallel.go). Results are identical at any count. Checked mode
+	// always evaluates on one goroutine.
 	Threads int
 }
 
@@ -285,8 +286,10 @@ func (s *Sim) Step() error {
 		s.vcd.dump(s.cycle)
 	}
 	s.phase = phaseEval
-	if s.par != nil && s.awake >= parMinBlocks {
+	if s.par != nil && s.par.plan(s.awake) {
 		s.evalParallel()
+		s.phase = phaseCommit
+		s.sleepAndCommitStray()
 	} else {
 		order := s.order
 		for wi, set := range s.awakeSet {
@@ -297,10 +300,10 @@ func (s *Sim) Step() error {
 				b.self.Eval()
 			}
 		}
+		s.cur = nil
+		s.phase = phaseCommit
+		s.commitAndSleep()
 	}
-	s.cur = nil
-	s.phase = phaseCommit
-	s.commitAndSleep()
 	// Sleep decisions change no register or wire, so the probes see the
 	// committed state as if they ran between commit and sleep.
 	for _, p := range s.probes {
@@ -313,18 +316,17 @@ func (s *Sim) Step() error {
 	return s.err
 }
 
-// evalParallel runs the Eval phase of the awake blocks on the helpers.
+// evalParallel runs the Eval phase of the awake blocks on the helpers,
+// each block committed by the goroutine that evaluated it.
 func (s *Sim) evalParallel() {
 	list := s.evalList[:0]
 	for wi, set := range s.awakeSet {
 		for ; set != 0; set &= set - 1 {
-			b := s.order[wi<<6|bits.TrailingZeros64(set)]
-			b.wrote, b.readTime, b.sleepAsked = false, false, false
-			list = append(list, b)
+			list = append(list, s.order[wi<<6|bits.TrailingZeros64(set)])
 		}
 	}
 	s.evalList = list
-	s.par.eval(list)
+	s.commits += s.par.eval(list)
 }
 
 // commitAndSleep commits, block by block, the state written in this
@@ -345,6 +347,28 @@ func (s *Sim) commitAndSleep() {
 			}
 		}
 	}
+	s.commitStray()
+}
+
+// sleepAndCommitStray ends a parallel Eval phase, whose blocks are
+// committed already: it makes commitAndSleep's sleep decisions and commits
+// the blocks written outside Eval.
+func (s *Sim) sleepAndCommitStray() {
+	if s.skipIdle {
+		next := s.cycle + 1
+		awakeSet, order := s.awakeSet, s.order
+		for wi := range awakeSet {
+			for set := awakeSet[wi]; set != 0; set &= set - 1 {
+				s.trySleep(order[wi<<6|bits.TrailingZeros64(set)], next)
+			}
+		}
+	}
+	s.commitStray()
+}
+
+// commitStray commits the blocks written outside Eval that no Eval phase
+// committed.
+func (s *Sim) commitStray() {
 	for _, b := range s.stray {
 		if b.written() {
 			s.commits += b.commit()

@@ -307,7 +307,8 @@ func TestIdleSkippingIsExact(t *testing.T) {
 }
 
 // TestParallelEvalIsExact: evaluating each cycle's blocks on several
-// goroutines (run.threads) changes nothing but speed, under every policy.
+// goroutines (run.threads), every cycle of enough awake blocks spread,
+// changes nothing but speed, under every policy.
 func TestParallelEvalIsExact(t *testing.T) {
 	for _, name := range []string{"uvmmu", "um", "uvmsmart", "ideal"} {
 		for _, wl := range []string{"bfs", "hotspot"} {
@@ -320,7 +321,14 @@ func TestParallelEvalIsExact(t *testing.T) {
 				serial := resultJSON(t, runNamed(t, cfg))
 				for _, threads := range []int{2, 3} {
 					cfg.Run.Threads = threads
-					assert.Empty(t, cmp.Diff(serial, resultJSON(t, runNamed(t, cfg))), "%s %s at %d threads", name, wl, threads)
+					p, err := policy.New(cfg.Run.Policy, &cfg)
+					require.NoError(t, err)
+					s, err := system.New(&cfg, p)
+					require.NoError(t, err)
+					s.Sim.SpreadAlways()
+					r, err := s.Run(p, system.Options{})
+					require.NoError(t, err)
+					assert.Empty(t, cmp.Diff(serial, resultJSON(t, r)), "%s %s at %d threads", name, wl, threads)
 				}
 			})
 		}
