@@ -341,9 +341,13 @@ func (t *Tags) victim(word Set) int {
 }
 
 // touch makes way u the most recently used: ways more recent than it age
-// by one.
+// by one. A way already the most recently used (rank 0, a run of hits on
+// one line) leaves the ranks as they are.
 func touch(word *Set, n, u int) {
 	r := way(word[u]).rank()
+	if r == 0 {
+		return
+	}
 	for i := 0; i < n; i++ {
 		w := way(word[i])
 		switch {

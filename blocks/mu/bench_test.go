@@ -222,6 +222,7 @@ func (b *bench) step() {
 	}
 	active := b.u.Active()
 	require.NoError(b.t, b.s.Step())
+	b.checkParked()
 	if cmd != nil {
 		setup, period := b.pmeDelay()
 		due := c + setup
@@ -261,4 +262,30 @@ func (b *bench) idle() bool {
 // directedConfig is a unit for page-groups 0x100..0x10f with two L1 TLBs.
 func directedConfig() Config {
 	return Config{Slots: 16, Requests: 8, IPGTBase: 0, FirstGroup: 0x100, Groups: 16, HostPages: []int{0}}
+}
+
+// checkParked verifies the unit's parked requests against its registers
+// after a cycle: every valid request the reply search passes by waits for
+// a page that the slot migrating its page-group has not landed, and each
+// slot's list holds exactly its parked requests.
+func (b *bench) checkParked() {
+	u := b.u
+	p := &u.parked
+	for i := range u.cfg.Requests {
+		if !p.parked(i) {
+			continue
+		}
+		listed := false
+		for j := p.head[p.slot[i]]; j >= 0; j = p.next[j] {
+			listed = listed || int(j) == i
+		}
+		require.True(b.t, listed, "cycle %d: parked request %d is not on slot %d's list", b.s.Cycle(), i, p.slot[i])
+		if !u.reqValid.Has(i) {
+			continue
+		}
+		vpn := u.reqWalk.At(i).Q().VPN
+		l := u.lookGroup(vpn / PagesPerGroup)
+		require.Equal(b.t, int(p.slot[i]), l.slot, "cycle %d: parked request %d (vpn %#x) on the wrong slot", b.s.Cycle(), i, vpn)
+		require.Zero(b.t, l.landed&(1<<(vpn%PagesPerGroup)), "cycle %d: parked request %d (vpn %#x) has landed", b.s.Cycle(), i, vpn)
+	}
 }

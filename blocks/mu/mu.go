@@ -213,6 +213,10 @@ type Unit struct {
 	rescan      *rtl.Reg[bool]
 	rescanEntry *rtl.Reg[uint32]
 
+	// parked is the waiting requests whose page a migration still moves
+	// (parkedRequests), passed by the reply search.
+	parked parkedRequests
+
 	// Frame-group of each resident page-group (valid bit above it), from
 	// FirstGroup on: a remote walk that read its PTE before the migration
 	// wrote it is answered from here instead of migrating the page-group
@@ -279,6 +283,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*Unit, error) {
 	u.resumeArrival = rtl.NewReg(b, "resume_arrival", 16, uint32(cfg.Requests))
 	u.rescan = rtl.NewFlag(b, "rescan", true)
 	u.rescanEntry = rtl.NewReg(b, "rescan_entry", 16, uint32(cfg.Requests))
+	u.parked = newParkedRequests(cfg.Requests, cfg.Slots)
 	u.frameOf = rtl.NewVec[uint64](b, "frame_of", cfg.Groups, 33, 0)
 	u.migrations = rtl.NewReg[uint64](b, "migrations", 64, 0)
 	u.evictions = rtl.NewReg[uint64](b, "evictions", 64, 0)
@@ -412,6 +417,7 @@ func (u *Unit) Eval() {
 	if waiting != u.waiting.Q() {
 		u.waiting.Set(waiting)
 	}
+	u.parked.unparkChanged()
 	if !busy {
 		u.Sleep()
 	}
@@ -435,6 +441,7 @@ func (u *Unit) evalArrival(free *uint64) (uint32, uint64) {
 	}
 	i := u.freeRequest()
 	u.reqValid.Put(i, true)
+	u.parked.unpark(i)
 	u.reqWalk.At(i).Set(w)
 	u.arrived = i
 	return waiting + 1, g
@@ -469,6 +476,7 @@ func (u *Unit) start(free *uint64, g, hostFG, vpn uint64) {
 	u.landed.At(slot).Set(0)
 	u.mapped.At(slot).Set(0)
 	u.evicted.At(slot).Set(0)
+	u.parked.changed |= 1 << slot
 	u.queued, u.queuedSlot = true, uint8(slot)
 }
 
@@ -616,6 +624,7 @@ func (u *Unit) evalLanding(free *uint64, arriving uint64) bool {
 				g := u.vpgn.At(slot).Q()
 				u.writer.Land(g*PagesPerGroup+uint64(ev.Page), pte.Local(LocalFrame(u.pfgn.At(slot).Q(), int(ev.Page))))
 				u.landed.At(slot).Set(u.landed.At(slot).Q() | 1<<ev.Page)
+				u.parked.changed |= 1 << slot
 				u.migrations.Set(u.migrations.Q() + 1)
 			}
 		}
@@ -649,6 +658,7 @@ func (u *Unit) evalLanding(free *uint64, arriving uint64) bool {
 			continue
 		}
 		u.state.At(slot).Set(slotFree)
+		u.parked.changed |= 1 << slot
 		*free |= 1 << slot
 		busy = true
 		break
@@ -714,7 +724,7 @@ func (u *Unit) evalReply(waiting uint32, free *uint64, changed bool) (uint32, *r
 	// below first masked off.
 	from := ^uint64(0) << (first % 64)
 	for wi := first / 64; wi < u.reqValid.Words() && !r.offer; wi++ {
-		for set := u.reqValid.Word(wi) & from; set != 0 && !r.offer; set &= set - 1 {
+		for set := u.reqValid.Word(wi) & from &^ u.parked.word(wi); set != 0 && !r.offer; set &= set - 1 {
 			u.visit(r, wi*64+bits.TrailingZeros64(set))
 		}
 		from = ^uint64(0)
@@ -804,6 +814,8 @@ func (u *Unit) visit(r *replySearch, i int) {
 		r.canStart, r.started, r.busy = false, true, true
 	case st == answerRestart:
 		r.blocked = true
+	case l.slot >= 0 && l.landed&(1<<(w.VPN%PagesPerGroup)) == 0:
+		u.parked.park(i, l.slot) // its page is still on its way
 	}
 }
 

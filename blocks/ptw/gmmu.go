@@ -41,6 +41,9 @@ type GMMU struct {
 	waiting    *rtl.Reg[uint32] // entries in state waiting
 	answers    *rtl.Reg[uint32] // entries in state answer
 	seq        *rtl.Reg[uint64] // age of the next request
+	// The waiting and answered entries in age order, derived from the
+	// state vectors and ages (ageOrder): the oldest-first picks.
+	waitOrder, answerOrder ageOrder
 
 	// Walkers.
 	busy   *rtl.BitVec
@@ -50,6 +53,14 @@ type GMMU struct {
 	wAge   *rtl.Vec[uint64]
 	doneAt *rtl.Vec[uint64] // cycle in which the walk reads its leaf PTE
 	active *rtl.Reg[uint32] // walkers busy
+	// firstDone is derived from busy and doneAt, never a source of truth:
+	// no walker reaches its leaf read in a cycle before it. A dispatch
+	// lowers it to its walk's doneAt, and a pass over the walkers that
+	// looks for a finished walk raises it to the earliest cycle in which a
+	// walker still busy after this cycle is done. Before it, the search
+	// for a finished walk would find none and is skipped: the walkers'
+	// done comparators have nothing to report.
+	firstDone uint64
 
 	// Page-walk cache: leaf-table pointer tags with last-use stamps.
 	pwcTag  *rtl.Vec[uint64] // valid<<VPNBits | VPN>>pwcShift
@@ -114,6 +125,8 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*GMMU, error) {
 	g.waiting = rtl.NewReg[uint32](b, "q_waiting", 13, 0)
 	g.answers = rtl.NewReg[uint32](b, "q_answers", 13, 0)
 	g.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
+	g.waitOrder = make(ageOrder, 0, q)
+	g.answerOrder = make(ageOrder, 0, q)
 	g.busy = rtl.NewBitVec(b, "w_busy", w)
 	g.wVPN = rtl.NewVec[uint64](b, "w_vpn", w, pte.VPNBits, 0)
 	g.wWho = rtl.NewVec[uint16](b, "w_who", w, pte.RequesterBits, 0)
@@ -210,7 +223,7 @@ func (g *GMMU) Eval() {
 		case answerEntry >= 0 && (doneWalker < 0 || g.age.At(answerEntry).Q() < g.wAge.At(doneWalker).Q()):
 			doneWalker = -1
 			w = Walk{VPN: g.vpn.At(answerEntry).Q(), Requester: g.who.At(answerEntry).Q(), Write: g.write.At(answerEntry).Q() == 1}
-			g.answerSet.Put(answerEntry, false)
+			g.takeAnswer(answerEntry)
 			nextCount--
 			nextAnswers--
 		case doneWalker >= 0:
@@ -245,8 +258,8 @@ func (g *GMMU) Eval() {
 			g.wWho.At(w).Set(g.who.At(e).Q())
 			g.wWrite.At(w).Set(g.write.At(e).Q())
 			g.wAge.At(w).Set(g.age.At(e).Q())
-			g.doneAt.At(w).Set(now + g.cfg.WalkCycles(g.pwcLookup(v)) - 1)
-			g.waitingSet.Put(e, false)
+			g.doneAt.At(w).Set(g.walkDone(now, v))
+			g.takeWaiting(e)
 			g.walks.Set(g.walks.Q() + 1)
 			nextCount--
 			nextWaiting--
@@ -267,7 +280,7 @@ func (g *GMMU) Eval() {
 			g.mergedSet.Put(e, true)
 			g.merged.Set(g.merged.Q() + 1)
 		} else {
-			g.waitingSet.Put(e, true)
+			g.addWaiting(e)
 			nextWaiting++
 		}
 		g.vpn.At(e).Set(r.VPN)
@@ -343,21 +356,29 @@ type walkerSearch struct {
 // searchWalkers looks at the busy walkers once: for the oldest finished
 // walk, a free walker (the lowest idle one), and, if want, the walks of
 // vpn. Without wantDone and want, it looks only for a free walker, if
-// wantFree; the fields not asked for are then meaningless.
+// wantFree; the fields not asked for are then meaningless. Before
+// firstDone no walk is finished and the pass does not look for one.
 func (g *GMMU) searchWalkers(now uint64, wantDone, wantFree, want bool, vpn uint64) walkerSearch {
 	r := walkerSearch{done: -1, free: -1, match: -1}
 	if wantFree || wantDone || want {
 		r.free = rtl.FirstClear(g.busy.Len(), g.busy)
 	}
+	wantDone = wantDone && now >= g.firstDone
 	if g.active.Q() == 0 || (!wantDone && !want) {
 		return r
 	}
-	doneAge := uint64(0)
+	// A pass that looks for finished walks also finds the earliest doneAt
+	// of the others, the next firstDone; while a finished walk is not yet
+	// taken (this cycle's may be older than an answered request), it is
+	// the next cycle.
+	doneAge, nextDone := uint64(0), rtl.Never
 	for wi := range g.busy.Words() {
 		for set := g.busy.Word(wi); set != 0; set &= set - 1 {
 			w := wi*64 + bits.TrailingZeros64(set)
-			if g.doneAt.At(w).Q() <= now {
-				if a := g.wAge.At(w).Q(); r.done < 0 || a < doneAge {
+			if wantDone {
+				if t := g.doneAt.At(w).Q(); t > now {
+					nextDone = min(nextDone, t)
+				} else if a := g.wAge.At(w).Q(); r.done < 0 || a < doneAge {
 					r.done, doneAge = w, a
 				}
 			}
@@ -367,6 +388,12 @@ func (g *GMMU) searchWalkers(now uint64, wantDone, wantFree, want bool, vpn uint
 				}
 				r.matches++
 			}
+		}
+	}
+	if wantDone {
+		g.firstDone = nextDone
+		if r.done >= 0 {
+			g.firstDone = now + 1
 		}
 	}
 	return r
@@ -386,34 +413,21 @@ type entrySearch struct {
 // states asked about. The entry chosen as free is free at the start of
 // the cycle, so it never collides with one freed in the same cycle.
 func (g *GMMU) searchEntries(wantAnswer, wantWaiting, want bool, vpn uint64) entrySearch {
+	g.checkOrders()
 	r := entrySearch{answer: -1, waiting: -1, free: -1}
 	if want {
 		r.free = rtl.FirstClear(g.waitingSet.Len(), g.waitingSet, g.mergedSet, g.answerSet)
 	}
 	if wantAnswer {
-		r.answer = g.oldest(g.answerSet)
+		r.answer = g.answerOrder.front()
 	}
 	if wantWaiting {
-		r.waiting = g.oldest(g.waitingSet)
+		r.waiting = g.waitOrder.front()
 	}
 	if want {
 		r.match = g.waitingFor(vpn)
 	}
 	return r
-}
-
-// oldest is the entry of v with the lowest age, or -1.
-func (g *GMMU) oldest(v *rtl.BitVec) int {
-	e, age := -1, uint64(0)
-	for wi := range v.Words() {
-		for set := v.Word(wi); set != 0; set &= set - 1 {
-			i := wi*64 + bits.TrailingZeros64(set)
-			if a := g.age.At(i).Q(); e < 0 || a < age {
-				e, age = i, a
-			}
-		}
-	}
-	return e
 }
 
 // waitingFor reports whether a request of vpn waits for a walker.
@@ -444,7 +458,7 @@ func (g *GMMU) answerMerged(vpn uint64) uint32 {
 		for set := g.mergedSet.Word(wi); set != 0; set &= set - 1 {
 			if e := wi*64 + bits.TrailingZeros64(set); g.vpn.At(e).Q() == vpn {
 				g.mergedSet.Put(e, false)
-				g.answerSet.Put(e, true)
+				g.addAnswer(e)
 				n++
 			}
 		}
@@ -526,4 +540,12 @@ func (g *GMMU) Err() error {
 	}
 	return fmt.Errorf("ptw: %s update of VPN %#x dropped; VPN must be in %#x..%#x",
 		g.Path(), g.errVPN.Q(), g.cfg.BaseVPN, g.cfg.BaseVPN+uint64(g.cfg.Pages)-1)
+}
+
+// walkDone is the cycle in which a walk of vpn dispatched now reads its
+// leaf PTE; the walker finishing earliest may now be this one (firstDone).
+func (g *GMMU) walkDone(now, vpn uint64) uint64 {
+	done := now + g.cfg.WalkCycles(g.pwcLookup(vpn)) - 1
+	g.firstDone = min(g.firstDone, done)
+	return done
 }

@@ -1,10 +1,12 @@
 package ptw
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -254,7 +256,7 @@ func TestConcurrentWalksOfOneVPNMerge(t *testing.T) {
 		{103, Walk{VPN: 7, Requester: 2}, pte.Remote(0x1007), 103}, // after the walk of 7
 		{104, Walk{VPN: 8, Requester: 3}, pte.Remote(0x1008), 104},
 	}
-	assert.Empty(t, cmp.Diff(want, b.sink.got))
+	assert.Empty(t, gocmp.Diff(want, b.sink.got))
 	assert.Equal(t, Stats{Walks: 2, Merged: 2}, b.gmmu.Stats())
 }
 
@@ -283,7 +285,7 @@ func TestWriteBitSurvivesWalkAndMerge(t *testing.T) {
 		{105, Walk{VPN: 9, Requester: 4}, pte.Remote(0x1009), 105},
 		{106, Walk{VPN: 9, Requester: 5, Write: true}, pte.Remote(0x1009), 106},
 	}
-	assert.Empty(t, cmp.Diff(want, b.sink.got))
+	assert.Empty(t, gocmp.Diff(want, b.sink.got))
 	assert.Equal(t, []uint64{0, 1, 2, 3, 4, 5}, b.req.accepted)
 	assert.Equal(t, Stats{Walks: 3, Merged: 3}, b.gmmu.Stats())
 }
@@ -385,6 +387,56 @@ func TestRandomWalksAgainstReference(t *testing.T) {
 			require.Positive(t, st.Merged)
 			require.Positive(t, st.PWCHits)
 		}
-		require.Empty(t, cmp.Diff(logs[0], logs[1]), "idle skipping changed the results (seed %d)", seed)
+		require.Empty(t, gocmp.Diff(logs[0], logs[1]), "idle skipping changed the results (seed %d)", seed)
+	}
+}
+
+// TestDerivedStateTracksTheRegisters checks the GMMU's derived state
+// against its registers after every cycle of random traffic: no busy
+// walker is done in a cycle before firstDone, so skipping the search for
+// a finished walk until then skips nothing, and the age orders list the
+// waiting and the answered entries exactly, oldest first.
+func TestDerivedStateTracksTheRegisters(t *testing.T) {
+	for seed := range uint64(6) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		cfg := small(256)
+		cfg.Walkers, cfg.QueueDepth, cfg.Levels, cfg.LevelLatency = 1+rng.IntN(8), 4+rng.IntN(70), 2, 1+rng.IntN(9)
+		cfg.PWCEntries = rng.IntN(2) * 4
+		var reqs []request
+		at := uint64(0)
+		for i := range 600 {
+			at += uint64(rng.IntN(4))
+			// Few VPNs: many requests merge into walks under way.
+			reqs = append(reqs, request{at, Walk{VPN: rng.Uint64N(12) * 23, Requester: uint16(i)}})
+		}
+		stall := func(c uint64) bool { return (c*2654435761)>>5%3 == 0 }
+		b := newBench(t, cfg, seed%2 == 0, reqs, nil, stall)
+		g := b.gmmu
+		busy, answered := 0, 0
+		byAge := func(v *rtl.BitVec) ageOrder {
+			o := ageOrder{}
+			for e := range v.Len() {
+				if v.Has(e) {
+					o = append(o, agedEntry{g.age.At(e).Q(), int32(e)})
+				}
+			}
+			slices.SortFunc(o, func(x, y agedEntry) int { return cmp.Compare(x.age, y.age) })
+			return o
+		}
+		b.sim.Probe(func(c uint64) {
+			for w := range cfg.Walkers {
+				if g.busy.Has(w) {
+					require.GreaterOrEqual(t, max(g.doneAt.At(w).Q(), c+1), g.firstDone,
+						"seed %d cycle %d: walker %d done at %d before firstDone", seed, c, w, g.doneAt.At(w).Q())
+					busy++
+				}
+			}
+			require.Equal(t, byAge(g.waitingSet), append(ageOrder{}, g.waitOrder...), "seed %d cycle %d: waiting order", seed, c)
+			require.Equal(t, byAge(g.answerSet), append(ageOrder{}, g.answerOrder...), "seed %d cycle %d: answer order", seed, c)
+			answered += len(g.answerOrder)
+		})
+		b.runUntilResults(t, len(reqs))
+		require.Positive(t, busy)
+		require.Positive(t, answered)
 	}
 }

@@ -101,7 +101,7 @@ func (a *WalkArbiter) Eval() {
 			a.outValid.Set(outValid)
 		}
 	}
-	for set := a.inValid.Get(); set != 0; set &= set - 1 {
+	for set := a.inValid.Get() &^ orig; set != 0; set &= set - 1 { // only ports whose holding register was empty show Ready
 		i := bits.TrailingZeros64(set)
 		if in := a.In[i]; in.Fire() {
 			a.held[i].Set(in.Bits.Get())

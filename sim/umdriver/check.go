@@ -13,12 +13,18 @@ import (
 // remote a remote PTE with its host frame; the pages valid or on their
 // way are the menu's resident set (but for victims still being unmapped)
 // and fit the managed capacity; each large page's resident count
-// matches its pages; and the fault buffer's occupied bits are its
-// entries that are not free.
+// matches its pages; the fault buffer's occupied bits are its entries
+// that are not free; and every occupied entry the reply search passes by
+// (parkedEntries) waits for its page.
 func (d *Driver) Check(read func(vpn uint64) pte.PTE) error {
 	for i := range d.cfg.FaultBuffer {
-		if occupied := d.occupied.word(i/64)>>(i%64)&1 != 0; occupied != (d.reqKind.At(i).Q() != entryFree) {
+		occupied := d.occupied.word(i/64)>>(i%64)&1 != 0
+		if occupied != (d.reqKind.At(i).Q() != entryFree) {
 			return fmt.Errorf("fault buffer entry %d has kind %d but its occupied bit is %t", i, d.reqKind.At(i).Q(), occupied)
+		}
+		page := int(d.reqWalk.At(i).Q().VPN - d.cfg.BaseVPN)
+		if parked := d.parked.word(i/64)>>(i%64)&1 != 0; occupied && parked && !waits(d.reqKind.At(i).Q(), d.pageState(page)) {
+			return fmt.Errorf("fault buffer entry %d (kind %d) is passed by the reply search but its page %d is in state %d", i, d.reqKind.At(i).Q(), page, d.pageState(page))
 		}
 	}
 	base := d.cfg.BaseVPN

@@ -251,6 +251,11 @@ type Driver struct {
 	seq      *rtl.Reg[uint64]
 	waiting  *rtl.Reg[uint32]
 	perSM    *rtl.Vec[uint16] // faults outstanding per SM: its TLB is frozen while non-zero
+
+	// parked is the occupied entries that wait for their page to change
+	// state (parkedEntries), passed by the reply search.
+	parked parkedEntries
+
 	// Bit i of frozen: SM i's L1 TLB is frozen (perSM non-zero, reference
 	// timing aside); frozenShown is frozen before its last change, so
 	// Drive sets only the freeze wires of the SMs whose bit changed then.
@@ -378,6 +383,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports, menu *uvm.Driver) (*Drive
 	n := cfg.FaultBuffer
 	d.reqKind = rtl.NewVec[uint8](b, "req_kind", n, 2, entryFree)
 	d.occupied = newOccupancy(b, "req_occupied", n)
+	d.parked = newParkedEntries(n, (cfg.Pages+31)/32)
 	d.reqWalk = rtl.NewVecOf(b, "req_walk", n, ptw.WalkBits, ptw.Walk{})
 	d.reqSeq = rtl.NewVec[uint64](b, "req_seq", n, 64, 0)
 	d.seq = rtl.NewReg[uint64](b, "seq", 64, 0)
@@ -908,7 +914,7 @@ func (d *Driver) evalFaults() {
 func (d *Driver) finishCycle() {
 	c := &d.c
 	if c.stateWord >= 0 {
-		d.table.At(c.stateWord).Set(c.stateVal)
+		d.writeState(c.stateWord, c.stateVal)
 	}
 	d.applyDirty()
 	d.occupied.flush()
@@ -977,6 +983,7 @@ func (d *Driver) finishCycle() {
 		}
 		d.SleepUntil(wake)
 	}
+	d.unparkChanged()
 }
 
 // setState changes a page's state this cycle; the writes to one table
@@ -986,7 +993,7 @@ func (d *Driver) setState(page, st int) {
 	wi := page / 32
 	if c.stateWord != wi {
 		if c.stateWord >= 0 {
-			d.table.At(c.stateWord).Set(c.stateVal)
+			d.writeState(c.stateWord, c.stateVal)
 		}
 		c.stateWord, c.stateVal = wi, d.table.At(wi).Q()
 	}
@@ -1219,7 +1226,9 @@ func (d *Driver) offerReply(skip, only int, resume bool) (offered bool, wake uin
 		}
 	}
 	for wi := first; wi < end && left > 0; wi++ {
-		for set := d.occupied.word(wi) & pick; set != 0 && left > 0; set &= set - 1 {
+		parked := d.occupied.word(wi) & pick & d.parked.word(wi)
+		left -= uint32(bits.OnesCount64(parked))
+		for set := d.occupied.word(wi) & pick &^ parked; set != 0 && left > 0; set &= set - 1 {
 			i := wi*64 + bits.TrailingZeros64(set)
 			left--
 			if d.offer(i, &r) {
@@ -1255,6 +1264,9 @@ func (d *Driver) offer(i int, r *replyScan) bool {
 	kind := d.reqKind.At(i).Q()
 	page := int(d.reqWalk.At(i).Q().VPN - d.cfg.BaseVPN)
 	st := d.pageState(page)
+	if waits(kind, st) {
+		d.parked.park(i, page)
+	}
 	valid := st == pageValid && !d.writer.LandingAt(d.cfg.BaseVPN+uint64(page)) && !d.unmapping(page)
 	remote := false
 	switch {
@@ -1297,6 +1309,7 @@ func (d *Driver) enqueue(kind uint8, w ptw.Walk) int {
 	i := d.occupied.firstFree(d.cfg.FaultBuffer)
 	d.reqKind.At(i).Set(kind)
 	d.occupied.put(i, true)
+	d.parked.unpark(i)
 	d.reqWalk.At(i).Set(w)
 	d.reqSeq.At(i).Set(d.seq.Q())
 	d.seq.Set(d.seq.Q() + 1)

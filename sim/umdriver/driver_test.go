@@ -181,6 +181,7 @@ func (b *bench) step() {
 		b.log(c, "reply %#x remote=%t read-only=%t frame=%#x", w.VPN, e.IsRemote(), e.ReadOnly(), e.Frame())
 	}
 	require.NoError(b.t, b.s.Step())
+	b.check()
 	if cmd != nil {
 		due := c + b.setup
 		if cmd.Op == pme.Evict {
