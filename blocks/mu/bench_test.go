@@ -272,20 +272,20 @@ func (b *bench) checkParked() {
 	u := b.u
 	p := &u.parked
 	for i := range u.cfg.Requests {
-		if !p.parked(i) {
+		if !p.Parked(i) {
 			continue
 		}
 		listed := false
-		for j := p.head[p.slot[i]]; j >= 0; j = p.next[j] {
-			listed = listed || int(j) == i
+		for j := p.First(p.Group(i)); j >= 0; j = p.Next(j) {
+			listed = listed || j == i
 		}
-		require.True(b.t, listed, "cycle %d: parked request %d is not on slot %d's list", b.s.Cycle(), i, p.slot[i])
+		require.True(b.t, listed, "cycle %d: parked request %d is not on slot %d's list", b.s.Cycle(), i, p.Group(i))
 		if !u.reqValid.Has(i) {
 			continue
 		}
 		vpn := u.reqWalk.At(i).Q().VPN
 		l := u.lookGroup(vpn / PagesPerGroup)
-		require.Equal(b.t, int(p.slot[i]), l.slot, "cycle %d: parked request %d (vpn %#x) on the wrong slot", b.s.Cycle(), i, vpn)
+		require.Equal(b.t, p.Group(i), l.slot, "cycle %d: parked request %d (vpn %#x) on the wrong slot", b.s.Cycle(), i, vpn)
 		require.Zero(b.t, l.landed&(1<<(vpn%PagesPerGroup)), "cycle %d: parked request %d (vpn %#x) has landed", b.s.Cycle(), i, vpn)
 	}
 }

@@ -441,7 +441,7 @@ func (u *Unit) evalArrival(free *uint64) (uint32, uint64) {
 	}
 	i := u.freeRequest()
 	u.reqValid.Put(i, true)
-	u.parked.unpark(i)
+	u.parked.Unpark(i)
 	u.reqWalk.At(i).Set(w)
 	u.arrived = i
 	return waiting + 1, g
@@ -724,7 +724,7 @@ func (u *Unit) evalReply(waiting uint32, free *uint64, changed bool) (uint32, *r
 	// below first masked off.
 	from := ^uint64(0) << (first % 64)
 	for wi := first / 64; wi < u.reqValid.Words() && !r.offer; wi++ {
-		for set := u.reqValid.Word(wi) & from &^ u.parked.word(wi); set != 0 && !r.offer; set &= set - 1 {
+		for set := u.reqValid.Word(wi) & from &^ u.parked.Word(wi); set != 0 && !r.offer; set &= set - 1 {
 			u.visit(r, wi*64+bits.TrailingZeros64(set))
 		}
 		from = ^uint64(0)
@@ -815,7 +815,7 @@ func (u *Unit) visit(r *replySearch, i int) {
 	case st == answerRestart:
 		r.blocked = true
 	case l.slot >= 0 && l.landed&(1<<(w.VPN%PagesPerGroup)) == 0:
-		u.parked.park(i, l.slot) // its page is still on its way
+		u.parked.Park(i, l.slot) // its page is still on its way
 	}
 }
 

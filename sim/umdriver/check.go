@@ -23,7 +23,7 @@ func (d *Driver) Check(read func(vpn uint64) pte.PTE) error {
 			return fmt.Errorf("fault buffer entry %d has kind %d but its occupied bit is %t", i, d.reqKind.At(i).Q(), occupied)
 		}
 		page := int(d.reqWalk.At(i).Q().VPN - d.cfg.BaseVPN)
-		if parked := d.parked.word(i/64)>>(i%64)&1 != 0; occupied && parked && !waits(d.reqKind.At(i).Q(), d.pageState(page)) {
+		if parked := d.parked.Parked(i); occupied && parked && !waits(d.reqKind.At(i).Q(), d.pageState(page)) {
 			return fmt.Errorf("fault buffer entry %d (kind %d) is passed by the reply search but its page %d is in state %d", i, d.reqKind.At(i).Q(), page, d.pageState(page))
 		}
 	}

@@ -1226,7 +1226,7 @@ func (d *Driver) offerReply(skip, only int, resume bool) (offered bool, wake uin
 		}
 	}
 	for wi := first; wi < end && left > 0; wi++ {
-		parked := d.occupied.word(wi) & pick & d.parked.word(wi)
+		parked := d.occupied.word(wi) & pick & d.parked.Word(wi)
 		left -= uint32(bits.OnesCount64(parked))
 		for set := d.occupied.word(wi) & pick &^ parked; set != 0 && left > 0; set &= set - 1 {
 			i := wi*64 + bits.TrailingZeros64(set)
@@ -1309,7 +1309,7 @@ func (d *Driver) enqueue(kind uint8, w ptw.Walk) int {
 	i := d.occupied.firstFree(d.cfg.FaultBuffer)
 	d.reqKind.At(i).Set(kind)
 	d.occupied.put(i, true)
-	d.parked.unpark(i)
+	d.parked.Unpark(i)
 	d.reqWalk.At(i).Set(w)
 	d.reqSeq.At(i).Set(d.seq.Q())
 	d.seq.Set(d.seq.Q() + 1)
