@@ -77,6 +77,14 @@ func (r *Ring[T]) Head() T { return r.entries.At(int(r.head.Q())).Q() }
 // HeadDue is the arrival cycle of the oldest entry of a timed ring.
 func (r *Ring[T]) HeadDue() uint64 { return r.due.At(int(r.head.Q())).Q() }
 
+// HeadIndex and TailIndex are the indices of the oldest entry and of the
+// entry the next push writes: a block keeps a payload too wide for one
+// register in a Vec of its own beside the ring's entries, at these indices.
+func (r *Ring[T]) HeadIndex() int { return int(r.head.Q()) }
+
+// TailIndex: see HeadIndex.
+func (r *Ring[T]) TailIndex() int { return int(r.tail.Q()) }
+
 // Update pushes v (arriving at cycle due, for a timed ring) and pops the
 // head, each when asked; both may happen in one cycle. A block calls it at
 // most once per cycle, from Eval; pushing into a full ring or popping an

@@ -28,11 +28,12 @@ type TLB struct {
 	// is zero a fill needs no search for a free way.
 	invalid *rtl.Reg[uint32]
 
-	// The response delay line, HitLatency+1 deep: each lookup's response
-	// and its PTE, pushed and popped together, the response timed to
-	// appear HitLatency cycles after its lookup.
+	// The response delay line, HitLatency+1 deep: each lookup's response,
+	// timed to appear HitLatency cycles after its lookup, and beside it
+	// (at the ring's indices: one set of head, tail and fill registers for
+	// both) its PTE, which does not fit the response's register.
 	out    *rtl.Ring[Response]
-	outPTE *rtl.Ring[pte.PTE]
+	outPTE *rtl.Vec[pte.PTE]
 
 	ackPending *rtl.Reg[bool]
 	ack        *rtl.Reg[Invalidate]
@@ -75,7 +76,7 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*TLB, error) {
 	t.clock = rtl.NewReg[uint64](&t.Base, "clock", 64, 1)
 	t.invalid = rtl.NewReg(&t.Base, "invalid", 27, uint32(n))
 	t.out = rtl.NewRingOf[Response](&t.Base, "out", cfg.HitLatency+1, ResponseBits, true)
-	t.outPTE = rtl.NewRing[pte.PTE](&t.Base, "out_pte", cfg.HitLatency+1, 64, false)
+	t.outPTE = rtl.NewVec[pte.PTE](&t.Base, "out_pte", cfg.HitLatency+1, 64, 0)
 	t.ackPending = rtl.NewFlag(&t.Base, "ack_pending", false)
 	t.ack = rtl.NewRegOf(&t.Base, "ack", InvalidateBits, Invalidate{})
 	t.hits = rtl.NewReg[uint64](&t.Base, "hits", 64, 0)
@@ -108,7 +109,7 @@ func (t *TLB) Drive() {
 	t.Resp.Valid.Set(ready)
 	if ready {
 		t.Resp.Bits.Set(t.out.Head())
-		t.Resp.PTE.Set(t.outPTE.Head())
+		t.Resp.PTE.Set(t.outPTE.At(t.out.HeadIndex()).Q())
 	}
 }
 
@@ -252,17 +253,22 @@ func (t *TLB) Eval() {
 	if invalid != t.invalid.Q() {
 		t.invalid.Set(invalid)
 	}
-	t.applyMatch()
+	if t.flushAll || len(t.unmapped) != 0 || len(t.mapped) != 0 {
+		t.applyMatch()
+	}
 	if t.InvalAck.Fire() {
 		active = true
 		t.ackPending.Set(false)
 	}
 
 	pop := t.Resp.Fire()
-	active = active || pop
-	t.out.Update(push, r, now+uint64(t.cfg.HitLatency), pop)
-	t.outPTE.Update(push, e, 0, pop)
-
+	if push || pop {
+		if push {
+			t.outPTE.At(t.out.TailIndex()).Set(e)
+		}
+		t.out.Update(push, r, now+uint64(t.cfg.HitLatency), pop)
+		return
+	}
 	if !active {
 		if t.out.Len() > 0 && t.out.HeadDue() > now {
 			t.SleepUntil(t.out.HeadDue())
