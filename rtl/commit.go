@@ -128,11 +128,14 @@ func (b *Base) commitRegs() {
 		*(*uint64)(w.reg) = w.v
 		*(*bool)(unsafe.Add(w.reg, 8)) = false
 	}
-	for _, w := range d.wide {
-		copy(unsafe.Slice((*byte)(w.reg), w.size), d.bytes[w.at:])
-		*(*bool)(unsafe.Add(w.reg, w.size)) = false
+	d.n, d.head, d.w8 = 0, d.head[:0], d.w8[:0]
+	if len(d.wide) != 0 {
+		for _, w := range d.wide {
+			copy(unsafe.Slice((*byte)(w.reg), w.size), d.bytes[w.at:])
+			*(*bool)(unsafe.Add(w.reg, w.size)) = false
+		}
+		d.wide, d.bytes = d.wide[:0], d.bytes[:0]
 	}
-	d.reset()
 }
 
 func (d *dirtyLists) reset() {
