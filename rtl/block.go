@@ -62,10 +62,12 @@ func (b *Base) written() bool { return b.dirty.n != 0 || len(b.pending) != 0 }
 func (b *Base) commit() uint64 {
 	n := uint64(b.dirty.n)
 	b.commitRegs()
-	for _, c := range b.pending {
-		n += c.commit()
+	if len(b.pending) != 0 {
+		for _, c := range b.pending {
+			n += c.commit()
+		}
+		b.pending = b.pending[:0]
 	}
-	b.pending = b.pending[:0]
 	b.wrote = true
 	return n
 }

@@ -106,31 +106,44 @@ type pair struct {
 
 func (p pair) Pack() uint64 { return uint64(p.A) | uint64(p.B)<<8 }
 
+// words is a register value of two aligned words.
+type words struct{ A, B uint64 }
+
+func (w words) Pack() uint64 { return w.A | w.B<<32 }
+
 // TestUncheckedLastWriteWins covers what fast mode does with the writes
 // checked mode reports or a testbench makes: a register written twice in
 // a cycle takes the last value, and a Poke after a write keeps the poked
-// value past the clock edge, for word and wider values alike.
+// value past the clock edge, for word, multi-word and other values
+// alike.
 func TestUncheckedLastWriteWins(t *testing.T) {
 	s := rtl.New(rtl.Options{})
 	f := newFaulty(s, "a")
 	wide := rtl.NewRegOf(&f.Base, "wide", 24, pair{})
+	two := rtl.NewRegOf(&f.Base, "two", 64, words{})
 	f.eval = func() {
 		f.r.Set(1)
 		wide.Set(pair{1, 2})
+		two.Set(words{1, 2})
 		f.r.Set(2)
 		wide.Set(pair{3, 4})
+		two.Set(words{3, 4})
 	}
 	s.Reset()
 	require.NoError(t, s.Step())
 	require.Equal(t, uint8(2), f.r.Q())
 	require.Equal(t, pair{3, 4}, wide.Q())
+	require.Equal(t, words{3, 4}, two.Q())
 
 	f.eval = func() {}
 	f.r.Set(5) // a testbench write between cycles, then a Poke
 	wide.Set(pair{5, 6})
 	f.r.Poke(7)
 	wide.Poke(pair{7, 8})
+	two.Set(words{5, 6})
+	two.Poke(words{7, 8})
 	require.NoError(t, s.Step())
 	require.Equal(t, uint8(7), f.r.Q())
 	require.Equal(t, pair{7, 8}, wide.Q())
+	require.Equal(t, words{7, 8}, two.Q())
 }

@@ -17,8 +17,11 @@ import (
 //     which holds no pointer: the write records that whole word as it is
 //     to be after the edge (Q the new value, dirty clear), and the edge
 //     stores it with one store;
-//   - a value that is one aligned 64-bit word is stored, and the dirty
-//     flag after it cleared;
+//   - a value that is whole aligned 64-bit words (a uint64, or a struct
+//     of such words) is stored word by word, each word an entry of its
+//     own, and the dirty flag after the last word cleared: the words but
+//     the last go on the list of plain word stores, the last on the list
+//     that also clears the flag, so no copy of bytes is needed;
 //   - any other value is copied as bytes from the block's byte list.
 // There is no call per register type or per register, and a register
 // keeps no room for a next value.
@@ -27,8 +30,8 @@ import (
 // values they take, by value size.
 type dirtyLists struct {
 	n     int         // registers on the lists
-	head  []write8    // values of up to 4 bytes: the register's first word
-	w8    []write8    // values that are one aligned 64-bit word
+	head  []write8    // words stored as they are: the first word of a value of up to 4 bytes, or any but the last word of a wider one
+	w8    []write8    // the last word of a value of whole aligned words, followed by the dirty flag
 	wide  []wideWrite // values that are neither
 	bytes []byte      // the values of wide, one after the other
 }
@@ -52,9 +55,9 @@ type wideWrite struct {
 // register's flags, in the register's first word.
 func isHead(size uintptr) bool { return size <= 4 }
 
-// isWord reports whether a value of the given size and alignment is one
-// aligned 64-bit word.
-func isWord(size, align uintptr) bool { return size == 8 && align == 8 }
+// isWords reports whether a value of the given size and alignment is
+// whole aligned 64-bit words.
+func isWords(size, align uintptr) bool { return size%8 == 0 && align == 8 }
 
 // headWord is the first word of register reg with its Q replaced by the
 // size bytes at v and its dirty flag (the byte after Q) clear.
@@ -86,10 +89,16 @@ func (d *dirtyLists) rewrite(reg, v unsafe.Pointer, size, align uintptr) {
 				d.head[i].v = headWord(reg, v, size)
 			}
 		}
-	case isWord(size, align):
+	case isWords(size, align):
+		last := size - 8
+		for i := range d.head {
+			if off := uintptr(d.head[i].reg) - uintptr(reg); off < last {
+				d.head[i].v = *(*uint64)(unsafe.Add(v, off))
+			}
+		}
 		for i := range d.w8 {
-			if d.w8[i].reg == reg {
-				d.w8[i].v = *(*uint64)(v)
+			if d.w8[i].reg == unsafe.Add(reg, last) {
+				d.w8[i].v = *(*uint64)(unsafe.Add(v, last))
 			}
 		}
 	default:
@@ -119,11 +128,14 @@ func (b *Base) commitRegs() {
 		*(*uint64)(w.reg) = w.v
 		*(*bool)(unsafe.Add(w.reg, 8)) = false
 	}
-	for _, w := range d.wide {
-		copy(unsafe.Slice((*byte)(w.reg), w.size), d.bytes[w.at:])
-		*(*bool)(unsafe.Add(w.reg, w.size)) = false
+	d.n, d.head, d.w8 = 0, d.head[:0], d.w8[:0]
+	if len(d.wide) != 0 {
+		for _, w := range d.wide {
+			copy(unsafe.Slice((*byte)(w.reg), w.size), d.bytes[w.at:])
+			*(*bool)(unsafe.Add(w.reg, w.size)) = false
+		}
+		d.wide, d.bytes = d.wide[:0], d.bytes[:0]
 	}
-	d.reset()
 }
 
 func (d *dirtyLists) reset() {

@@ -201,8 +201,12 @@ func (r *Reg[T]) note(v T) {
 	switch size, align := unsafe.Sizeof(v), unsafe.Alignof(v); {
 	case isHead(size):
 		d.head = append(d.head, write8{p, headWord(p, unsafe.Pointer(&v), size)})
-	case isWord(size, align):
-		d.w8 = append(d.w8, write8{p, *(*uint64)(unsafe.Pointer(&v))})
+	case isWords(size, align):
+		last := size - 8
+		for off := uintptr(0); off < last; off += 8 {
+			d.head = append(d.head, write8{unsafe.Add(p, off), *(*uint64)(unsafe.Add(unsafe.Pointer(&v), off))})
+		}
+		d.w8 = append(d.w8, write8{unsafe.Add(p, last), *(*uint64)(unsafe.Add(unsafe.Pointer(&v), last))})
 	default:
 		d.wide = append(d.wide, wideWrite{p, size, len(d.bytes)})
 		d.bytes = append(d.bytes, unsafe.Slice((*byte)(unsafe.Pointer(&v)), size)...)

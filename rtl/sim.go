@@ -296,7 +296,9 @@ func (s *Sim) Step() error {
 			for ; set != 0; set &= set - 1 {
 				b := order[wi<<6|bits.TrailingZeros64(set)]
 				b.wrote, b.readTime, b.sleepAsked = false, false, false
-				s.cur = b
+				if s.checked {
+					s.cur = b // for the checks' messages
+				}
 				b.self.Eval()
 			}
 		}
@@ -335,18 +337,22 @@ func (s *Sim) evalParallel() {
 // the set just evaluated, and only a block that was evaluated wrote state.
 func (s *Sim) commitAndSleep() {
 	next := s.cycle + 1
-	awakeSet, order := s.awakeSet, s.order
+	awakeSet, order, skipIdle, commits := s.awakeSet, s.order, s.skipIdle, s.commits
 	for wi := range awakeSet {
 		for set := awakeSet[wi]; set != 0; set &= set - 1 {
 			b := order[wi<<6|bits.TrailingZeros64(set)]
 			if b.written() {
-				s.commits += b.commit()
+				commits += b.commit()
 			}
-			if s.skipIdle {
+			// A block that wrote state or read the time stays awake
+			// unless it asked to sleep (trySleep's first test, made here
+			// to spare most blocks the call).
+			if skipIdle && (b.sleepAsked || !b.wrote && !b.readTime) {
 				s.trySleep(b, next)
 			}
 		}
 	}
+	s.commits = commits
 	s.commitStray()
 }
 
@@ -442,7 +448,9 @@ func (s *Sim) drive() {
 				}
 				continue
 			}
-			s.cur = b
+			if s.checked {
+				s.cur = b
+			}
 			b.driveTime = false
 			b.self.Drive()
 		}
