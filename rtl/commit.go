@@ -148,8 +148,8 @@ func (d *dirtyLists) reset() {
 func (b *Base) dropRegs() { b.dirty.reset() }
 
 // checkLayout makes sure a register of type T is laid out as the commit
-// stores it: the dirty flag right after Q and the checked flag after it,
-// no pointer in the first word of a register whose value lies in it, and
+// stores it: the dirty flag right after Q and the checked flag after it
+// (so that a write tests both at once), no pointer in the first word of a register whose value lies in it, and
 // a value that holds no pointers (it may be copied as bytes).
 func checkLayout[T comparable](r *Reg[T]) {
 	t := reflect.TypeFor[T]()

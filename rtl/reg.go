@@ -184,11 +184,9 @@ func (r *Reg[T]) Set(v T) { r.note(v) }
 //
 //go:noinline
 func (r *Reg[T]) note(v T) {
-	if r.checked {
-		r.checkSet(v)
-	}
-	if r.dirty {
-		r.owner.dirty.rewrite(unsafe.Pointer(r), unsafe.Pointer(&v), unsafe.Sizeof(v), unsafe.Alignof(v))
+	// The dirty and checked flags are adjacent bytes (checkLayout): one
+	// test finds an ordinary write.
+	if *(*uint16)(unsafe.Pointer(&r.dirty)) != 0 && r.unusual(v) {
 		return
 	}
 	b := r.owner
@@ -212,6 +210,23 @@ func (r *Reg[T]) note(v T) {
 		d.bytes = append(d.bytes, unsafe.Slice((*byte)(unsafe.Pointer(&v)), size)...)
 	}
 	r.dirty = true
+}
+
+// unusual handles a write in checked mode or a second write in a cycle:
+// it checks the first kind, and records the second by replacing the
+// value the first one put on the dirty list, and then reports the write
+// done.
+//
+//go:noinline
+func (r *Reg[T]) unusual(v T) (done bool) {
+	if r.checked {
+		r.checkSet(v)
+	}
+	if r.dirty {
+		r.owner.dirty.rewrite(unsafe.Pointer(r), unsafe.Pointer(&v), unsafe.Sizeof(v), unsafe.Alignof(v))
+		return true
+	}
+	return false
 }
 
 // Poke sets the register's value immediately, outside the clocked path, and

@@ -68,27 +68,33 @@ func (w *Wire[T]) Set(v T) {
 	}
 }
 
-// set checks a drive in checked mode and applies a change of value; it
-// is out of line so that Set and Get inline into the blocks' Drive and
-// Eval.
+// set applies a change of value (or, in checked mode, any drive, which
+// it checks first); it is out of line so that Set and Get inline into
+// the blocks' Drive and Eval.
 //
 //go:noinline
 func (w *Wire[T]) set(v T) {
-	if w.checked {
-		w.sim.checkWireDrive(w.name, &w.driver, w.width, w.pack(v))
+	if w.checked && !w.checkSet(v) {
+		return
 	}
-	if w.v != v {
-		w.v = v
-		if w.checked {
-			w.sim.wireChanges++
-			w.sim.lastChanged = w.name
-		}
-		w.wakeSinks()
-		// Only a one-bit wire has taps: a change flips its bit.
-		for _, t := range w.taps {
-			*t.word ^= t.bit
-		}
+	w.v = v
+	w.wakeSinks()
+	// Only a one-bit wire has taps: a change flips its bit.
+	for _, t := range w.taps {
+		*t.word ^= t.bit
 	}
+}
+
+// checkSet checks a drive in checked mode, records it if it changes the
+// wire, and reports whether it does.
+func (w *Wire[T]) checkSet(v T) bool {
+	w.sim.checkWireDrive(w.name, &w.driver, w.width, w.pack(v))
+	if w.v == v {
+		return false
+	}
+	w.sim.wireChanges++
+	w.sim.lastChanged = w.name
+	return true
 }
 
 //go:noinline
