@@ -61,6 +61,15 @@ type GMMU struct {
 	// for a finished walk would find none and is skipped: the walkers'
 	// done comparators have nothing to report.
 	firstDone uint64
+	// The busy walkers in dispatch order, one order per walk latency
+	// (walkOrder), the class of each walker's last dispatch, and a filter
+	// on their VPNs: derived from busy and the walkers' registers, like
+	// the age orders, so that the search for a finished walk reads the
+	// orders' fronts and an accept whose VPN no walker has skips the
+	// search for a walk to merge into.
+	walkOrders [walkClasses]walkOrder
+	walkClass  []uint8
+	walkVPNs   vpnFilter
 
 	// Page-walk cache: leaf-table pointer tags with last-use stamps.
 	pwcTag  *rtl.Vec[uint64] // valid<<VPNBits | VPN>>pwcShift
@@ -134,6 +143,11 @@ func New(s *rtl.Sim, path string, cfg Config, p Ports) (*GMMU, error) {
 	g.wAge = rtl.NewVec[uint64](b, "w_age", w, 64, 0)
 	g.doneAt = rtl.NewVec[uint64](b, "w_done_at", w, 64, 0)
 	g.active = rtl.NewReg[uint32](b, "w_active", 11, 0)
+	for c := range g.walkOrders {
+		g.walkOrders[c] = newWalkOrder(w)
+	}
+	g.walkClass = make([]uint8, w)
+	g.walkVPNs = newVPNFilter(w)
 	if cfg.PWCEntries > 0 {
 		g.pwcTag = rtl.NewVec[uint64](b, "pwc_tag", cfg.PWCEntries, pte.VPNBits+1, 0)
 		g.pwcUsed = rtl.NewVec[uint64](b, "pwc_used", cfg.PWCEntries, 64, 0)
@@ -230,6 +244,7 @@ func (g *GMMU) Eval() {
 			answerEntry = -1
 			w = Walk{VPN: g.wVPN.At(doneWalker).Q(), Requester: g.wWho.At(doneWalker).Q(), Write: g.wWrite.At(doneWalker).Q() == 1}
 			g.busy.Put(doneWalker, false)
+			g.endWalk(doneWalker, w.VPN)
 			nextActive--
 			nextAnswers += g.answerMerged(w.VPN)
 		}
@@ -258,7 +273,7 @@ func (g *GMMU) Eval() {
 			g.wWho.At(w).Set(g.who.At(e).Q())
 			g.wWrite.At(w).Set(g.write.At(e).Q())
 			g.wAge.At(w).Set(g.age.At(e).Q())
-			g.doneAt.At(w).Set(g.walkDone(now, v))
+			g.doneAt.At(w).Set(g.walkDone(now, w, v, g.age.At(e).Q()))
 			g.takeWaiting(e)
 			g.walks.Set(g.walks.Q() + 1)
 			nextCount--
@@ -353,12 +368,15 @@ type walkerSearch struct {
 	matches int // busy walkers of that VPN
 }
 
-// searchWalkers looks at the busy walkers once: for the oldest finished
-// walk, a free walker (the lowest idle one), and, if want, the walks of
-// vpn. Without wantDone and want, it looks only for a free walker, if
-// wantFree; the fields not asked for are then meaningless. Before
-// firstDone no walk is finished and the pass does not look for one.
+// searchWalkers looks for the oldest finished walk, a free walker (the
+// lowest idle one), and, if want, the walks of vpn. Without wantDone and
+// want, it looks only for a free walker, if wantFree; the fields not asked
+// for are then meaningless. Before firstDone no walk is finished and it
+// does not look for one; then it reads the fronts of the walker orders.
+// It visits the busy walkers only for an accept whose VPN passes the
+// filter.
 func (g *GMMU) searchWalkers(now uint64, wantDone, wantFree, want bool, vpn uint64) walkerSearch {
+	g.checkWalks()
 	r := walkerSearch{done: -1, free: -1, match: -1}
 	if wantFree || wantDone || want {
 		r.free = rtl.FirstClear(g.busy.Len(), g.busy)
@@ -367,33 +385,39 @@ func (g *GMMU) searchWalkers(now uint64, wantDone, wantFree, want bool, vpn uint
 	if g.active.Q() == 0 || (!wantDone && !want) {
 		return r
 	}
-	// A pass that looks for finished walks also finds the earliest doneAt
-	// of the others, the next firstDone; while a finished walk is not yet
-	// taken (this cycle's may be older than an answered request), it is
-	// the next cycle.
-	doneAge, nextDone := uint64(0), rtl.Never
-	for wi := range g.busy.Words() {
-		for set := g.busy.Word(wi); set != 0; set &= set - 1 {
-			w := wi*64 + bits.TrailingZeros64(set)
-			if wantDone {
-				if t := g.doneAt.At(w).Q(); t > now {
-					nextDone = min(nextDone, t)
-				} else if a := g.wAge.At(w).Q(); r.done < 0 || a < doneAge {
-					r.done, doneAge = w, a
-				}
+	if wantDone {
+		// The oldest finished walk is the oldest of the finished fronts.
+		// Without one, every front is unfinished and the earliest front
+		// is the next firstDone; while a finished walk is not yet taken
+		// (this cycle's may be older than an answered request), it is
+		// the next cycle.
+		doneAge, nextDone := uint64(0), rtl.Never
+		for c := range g.walkOrders {
+			o := &g.walkOrders[c]
+			if o.n == 0 {
+				continue
 			}
-			if want && g.wVPN.At(w).Q() == vpn {
-				if r.match < 0 {
-					r.match = w
-				}
-				r.matches++
+			if p := o.front(); p.doneAt > now {
+				nextDone = min(nextDone, p.doneAt)
+			} else if r.done < 0 || p.age < doneAge {
+				r.done, doneAge = int(p.walker), p.age
 			}
 		}
-	}
-	if wantDone {
 		g.firstDone = nextDone
 		if r.done >= 0 {
 			g.firstDone = now + 1
+		}
+	}
+	if want && g.walkVPNs.mayHold(vpn) {
+		for wi := range g.busy.Words() {
+			for set := g.busy.Word(wi); set != 0; set &= set - 1 {
+				if w := wi*64 + bits.TrailingZeros64(set); g.wVPN.At(w).Q() == vpn {
+					if r.match < 0 {
+						r.match = w
+					}
+					r.matches++
+				}
+			}
 		}
 	}
 	return r
@@ -542,10 +566,13 @@ func (g *GMMU) Err() error {
 		g.Path(), g.errVPN.Q(), g.cfg.BaseVPN, g.cfg.BaseVPN+uint64(g.cfg.Pages)-1)
 }
 
-// walkDone is the cycle in which a walk of vpn dispatched now reads its
-// leaf PTE; the walker finishing earliest may now be this one (firstDone).
-func (g *GMMU) walkDone(now, vpn uint64) uint64 {
-	done := now + g.cfg.WalkCycles(g.pwcLookup(vpn)) - 1
+// walkDone is the cycle in which walker w's walk of vpn and age age,
+// dispatched now, reads its leaf PTE; the walker finishing earliest may
+// now be this one (firstDone).
+func (g *GMMU) walkDone(now uint64, w int, vpn, age uint64) uint64 {
+	hit := g.pwcLookup(vpn)
+	done := now + g.cfg.WalkCycles(hit) - 1
 	g.firstDone = min(g.firstDone, done)
+	g.startWalk(w, vpn, age, done, hit)
 	return done
 }

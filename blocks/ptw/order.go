@@ -96,3 +96,122 @@ func (g *GMMU) rebuildOrder(o ageOrder, words int, word func(int) uint64) ageOrd
 	slices.SortFunc(o, func(x, y agedEntry) int { return cmp.Compare(x.age, y.age) })
 	return o
 }
+
+// walkClasses are the walk latencies a walker can take: a walk with a
+// page-walk cache hit (Config.WalkCycles(true)) and one without.
+const walkClasses = 2
+
+// walkOrder lists the busy walkers of one walk latency in dispatch order,
+// a ring of at most Walkers entries. Dispatch takes the oldest waiting
+// request and one walk per cycle, so along the ring both the ages and the
+// cycles of the leaf reads (now + the class's latency - 1) grow: the
+// oldest finished walk of the class, if any, is at the front, and so is
+// its earliest leaf read. Like ageOrder it is derived, never a source of
+// truth; each entry carries copies of its walker's registers, which do
+// not change while the walker is busy.
+type walkOrder struct {
+	walks []pendingWalk
+	head  int
+	n     int
+}
+
+type pendingWalk struct {
+	doneAt, age uint64
+	walker      int32
+}
+
+func newWalkOrder(walkers int) walkOrder { return walkOrder{walks: make([]pendingWalk, walkers)} }
+
+func (o *walkOrder) front() pendingWalk { return o.walks[o.head] }
+
+func (o *walkOrder) push(p pendingWalk) {
+	i := o.head + o.n
+	if i >= len(o.walks) {
+		i -= len(o.walks)
+	}
+	o.walks[i] = p
+	o.n++
+}
+
+func (o *walkOrder) popFront() {
+	if o.head++; o.head == len(o.walks) {
+		o.head = 0
+	}
+	o.n--
+}
+
+// vpnFilter counts the busy walkers per hash bucket of their VPN: a VPN
+// whose bucket is empty is being walked by none, and the accept's search
+// for a walk of its VPN to merge into has nothing to find. n is the
+// walkers counted, checked against the active count like the orders.
+type vpnFilter struct {
+	buckets []uint16
+	shift   uint
+	n       uint32
+}
+
+func newVPNFilter(walkers int) vpnFilter {
+	size := 64 << bits.Len(uint(walkers)) // under 1/64 of the buckets in use
+	return vpnFilter{buckets: make([]uint16, size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
+}
+
+// bucket is vpn's bucket (Fibonacci hashing).
+func (f *vpnFilter) bucket(vpn uint64) *uint16 {
+	return &f.buckets[(vpn*0x9e3779b97f4a7c15)>>f.shift]
+}
+
+func (f *vpnFilter) add(vpn uint64) { *f.bucket(vpn)++; f.n++ }
+
+func (f *vpnFilter) remove(vpn uint64) { *f.bucket(vpn)--; f.n-- }
+
+func (f *vpnFilter) mayHold(vpn uint64) bool { return *f.bucket(vpn) != 0 }
+
+// startWalk records walker w's dispatch, of a walk of vpn and age age that
+// reads its leaf PTE in cycle doneAt, in the walker orders and the filter.
+func (g *GMMU) startWalk(w int, vpn, age, doneAt uint64, pwcHit bool) {
+	c := 0
+	if pwcHit {
+		c = 1
+	}
+	g.walkClass[w] = uint8(c)
+	g.walkOrders[c].push(pendingWalk{doneAt, age, int32(w)})
+	g.walkVPNs.add(vpn)
+}
+
+// endWalk records that walker w, the oldest finished one, is free again.
+func (g *GMMU) endWalk(w int, vpn uint64) {
+	g.walkOrders[g.walkClass[w]].popFront()
+	g.walkVPNs.remove(vpn)
+}
+
+// checkWalks rebuilds the walker orders and the filter if they do not
+// count the walkers busy (after a Sim.Reset, for one).
+func (g *GMMU) checkWalks() {
+	if n := g.active.Q(); g.walkVPNs.n != n || uint32(g.walkOrders[0].n+g.walkOrders[1].n) != n {
+		g.rebuildWalks()
+	}
+}
+
+// rebuildWalks derives the walker orders and the filter from the busy
+// walkers' registers, each walker in the class of its last dispatch.
+func (g *GMMU) rebuildWalks() {
+	clear(g.walkVPNs.buckets)
+	g.walkVPNs.n = 0
+	var busy [walkClasses][]pendingWalk
+	for wi := range g.busy.Words() {
+		for set := g.busy.Word(wi); set != 0; set &= set - 1 {
+			w := wi*64 + bits.TrailingZeros64(set)
+			c := g.walkClass[w]
+			busy[c] = append(busy[c], pendingWalk{g.doneAt.At(w).Q(), g.wAge.At(w).Q(), int32(w)})
+			g.walkVPNs.add(g.wVPN.At(w).Q())
+		}
+	}
+	for c := range g.walkOrders {
+		slices.SortFunc(busy[c], func(x, y pendingWalk) int { return cmp.Compare(x.age, y.age) })
+		o := &g.walkOrders[c]
+		o.head, o.n = 0, 0
+		for _, p := range busy[c] {
+			o.push(p)
+		}
+	}
+}

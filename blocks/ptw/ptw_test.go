@@ -394,8 +394,10 @@ func TestRandomWalksAgainstReference(t *testing.T) {
 // TestDerivedStateTracksTheRegisters checks the GMMU's derived state
 // against its registers after every cycle of random traffic: no busy
 // walker is done in a cycle before firstDone, so skipping the search for
-// a finished walk until then skips nothing, and the age orders list the
-// waiting and the answered entries exactly, oldest first.
+// a finished walk until then skips nothing, the age orders list the
+// waiting and the answered entries exactly, oldest first, and the walker
+// orders list the busy walkers with their registers' ages and leaf-read
+// cycles, both growing along each order, and the filter counts each.
 func TestDerivedStateTracksTheRegisters(t *testing.T) {
 	for seed := range uint64(6) {
 		rng := rand.New(rand.NewPCG(seed, 11))
@@ -431,6 +433,23 @@ func TestDerivedStateTracksTheRegisters(t *testing.T) {
 					busy++
 				}
 			}
+			listed := map[int]bool{}
+			for ci, o := range g.walkOrders {
+				for i := range o.n {
+					p := o.walks[(o.head+i)%len(o.walks)]
+					w := int(p.walker)
+					require.True(t, g.busy.Has(w) && !listed[w], "seed %d cycle %d: walker %d listed but not busy, or twice", seed, c, w)
+					listed[w] = true
+					require.Equal(t, pendingWalk{g.doneAt.At(w).Q(), g.wAge.At(w).Q(), int32(w)}, p, "seed %d cycle %d: class %d", seed, c, ci)
+					require.True(t, g.walkVPNs.mayHold(g.wVPN.At(w).Q()), "seed %d cycle %d: walker %d's VPN filtered out", seed, c, w)
+					if i > 0 {
+						prev := o.walks[(o.head+i-1)%len(o.walks)]
+						require.True(t, prev.age < p.age && prev.doneAt < p.doneAt, "seed %d cycle %d: class %d out of order", seed, c, ci)
+					}
+				}
+			}
+			require.Len(t, listed, int(g.active.Q()), "seed %d cycle %d: walkers listed", seed, c)
+			require.Equal(t, g.active.Q(), g.walkVPNs.n, "seed %d cycle %d: walkers filtered", seed, c)
 			require.Equal(t, byAge(g.waitingSet), append(ageOrder{}, g.waitOrder...), "seed %d cycle %d: waiting order", seed, c)
 			require.Equal(t, byAge(g.answerSet), append(ageOrder{}, g.answerOrder...), "seed %d cycle %d: answer order", seed, c)
 			answered += len(g.answerOrder)

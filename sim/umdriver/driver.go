@@ -611,22 +611,69 @@ func (d *Driver) Drive() {
 // handling, and decide whether to sleep.
 func (d *Driver) Eval() {
 	now := d.Now()
-	d.c = step{
-		now: now, waiting: d.waiting.Q(), next: d.fsm.Q(),
-		arrival: -1, freed: -1, arriveSM: -1, replySM: -1,
-		wake: d.nextDue.Q(), stateWord: -1, landedRegion: -1, stepDue: d.until.Q(),
-		// The driver starts a fetch this cycle: no zero-copy reply is
-		// offered for a page that is about to be on its way (see
-		// offerReply).
-		fetching: d.fsm.Q() == drvLatency && now >= d.until.Q(),
-	}
+	// The constant fields first, in one store of the whole step, then
+	// the registers' values, each read once.
+	c := &d.c
+	*c = step{arrival: -1, freed: -1, arriveSM: -1, replySM: -1, stateWord: -1, landedRegion: -1}
+	c.now, c.waiting, c.next = now, d.waiting.Q(), d.fsm.Q()
+	c.wake, c.stepDue = d.nextDue.Q(), d.until.Q()
+	// The driver starts a fetch this cycle: no zero-copy reply is offered
+	// for a page that is about to be on its way (see offerReply).
+	c.fetching = c.next == drvLatency && now >= c.stepDue
 	d.evalLaunches()
 	d.evalCounters()
+	if d.countingOnly() {
+		d.finishCounting()
+		return
+	}
 	d.evalArrivals()
 	d.evalReply()
 	d.evalLanding()
 	d.evalFaults()
 	d.finishCycle()
+}
+
+// countingOnly reports, after the counters, a cycle in which the driver
+// only counts the hits its taps offer, as in most cycles it is awake: the
+// counters raised no migration, no walk arrives, no reply is offered, no
+// search of the fault buffer is due (nor a resumed one pending), no PTE
+// write, PME event or host phase comes, and the state machine waits
+// without a step of its own (the fault latency not yet over). The steps
+// after the counters then change nothing, and finishCounting does what
+// finishCycle would. (In these states only a landed page's PTE is
+// written: the sequencer writes in drvUnmap alone.)
+func (d *Driver) countingOnly() bool {
+	c := &d.c
+	if c.raised || c.now >= c.wake || d.repValid.Q() || d.rescan.Q() || d.resume.Q() ||
+		d.writer.Landing() || d.Remote.Fire() || d.Events.Fire() {
+		return false
+	}
+	switch d.fsm.Q() {
+	case drvIdle:
+		return !d.Host.Fire()
+	case drvLatency:
+		return !c.fetching
+	case drvEvictWait, drvFetchWait, drvHostWait:
+		return true
+	}
+	return false
+}
+
+// finishCounting ends a counting-only cycle: the counters' dirty bits
+// (HostSync) are written, and with no response offered the driver sleeps
+// until a held-back reply may go or the fault latency ends. Every other
+// register finishCycle might write keeps its value: nothing entered or
+// left the fault buffer, the state stays, and rescan and resume are low.
+func (d *Driver) finishCounting() {
+	c := &d.c
+	d.applyDirty()
+	if !c.busy {
+		wake := c.wake
+		if c.next == drvLatency {
+			wake = min(wake, d.until.Q())
+		}
+		d.SleepUntil(wake)
+	}
 }
 
 // evalLaunches tells the menu's smart runtime that a kernel ended when a
