@@ -15,13 +15,14 @@
 // # Pipeline
 //
 // Tags is a two-stage pipeline that its owning block steps from Eval, one
-// access per cycle: in cycle c an accepted access reads its set from both
-// SRAMs; in c+1 it compares the tags, updates the set (LRU ranks, sectors,
-// dirty bits, the victim's replacement) and writes it back, and Step
-// returns its Result. The SRAMs are read-first, so an access to the set
-// that stage 2 writes in the same cycle would read a stale word: Step
-// refuses it (a one-cycle set-conflict bubble) and the owner offers it
-// again.
+// access per cycle: in cycle c an accepted access reads its set from the
+// tag SRAM and, if it is a read or write, from the ready SRAM (an
+// invalidation or flush has no use for the ready word); in c+1 it compares
+// the tags, updates the set (LRU ranks, sectors, dirty bits, the victim's
+// replacement) and writes it back, and Step returns its Result. The SRAMs
+// are read-first, so an access to the set that stage 2 writes in the same
+// cycle would read a stale word: Step refuses it (a one-cycle set-conflict
+// bubble) and the owner offers it again.
 package cache
 
 import (
@@ -220,7 +221,9 @@ func (t *Tags) Step(now uint64, in *Access, fetch func(missing uint8) uint64) (r
 	if in != nil && t.SetOf(in.Line) != s2set {
 		set := t.SetOf(in.Line)
 		t.tags.Read(0, set)
-		t.ready.Read(0, set)
+		if in.Kind == Read || in.Kind == Write {
+			t.ready.Read(0, set)
+		}
 		t.s2Line.Set(in.Line)
 		t.s2Meta.Set(uint64(in.ID)<<16 | uint64(in.Kind)<<8 | uint64(in.Sectors))
 		accepted = true
@@ -237,12 +240,12 @@ func (t *Tags) resolve(now uint64, fetch func(uint8) uint64) Result {
 	a := Access{Line: t.s2Line.Q(), Sectors: uint8(meta), Kind: Kind(meta >> 8 & 0xff), ID: uint32(meta >> 16)}
 	set := t.SetOf(a.Line)
 	tag := a.Line >> t.setBits
-	word, rdy := t.tags.RData(0), t.ready.RData(0)
+	word := t.tags.RData(0)
 	r := Result{Access: a, Set: set, Way: -1}
 	n := t.cfg.Ways
 	hitWay := -1
-	for i := 0; i < n; i++ {
-		if w := way(word[i]); w.valid() != 0 && w.tag() == tag {
+	for i, w := range word[:n] {
+		if way(w).tag() == tag && way(w).valid() != 0 { // the tag first: it rarely matches
 			hitWay = i
 			break
 		}
@@ -278,13 +281,14 @@ func (t *Tags) resolve(now uint64, fetch func(uint8) uint64) Result {
 			return r // write-through, no write-allocate: the write goes on
 		}
 	}
+	rdy := t.ready.RData(0)
 	w := way(0)
 	if hitWay >= 0 {
 		w = way(word[hitWay])
 		r.Way = hitWay
 		r.Missing = a.Sectors &^ w.valid()
 	} else {
-		r.Way = t.victim(word)
+		r.Way = t.victim(&word)
 		w = way(word[r.Way])
 		if w.valid() != 0 {
 			r.WriteBack = bits.OnesCount8(w.dirty())
@@ -326,7 +330,7 @@ func (t *Tags) resolve(now uint64, fetch func(uint8) uint64) Result {
 
 // victim is the way to replace: an empty way if any, else the least
 // recently used.
-func (t *Tags) victim(word Set) int {
+func (t *Tags) victim(word *Set) int {
 	best := 0
 	for i := 0; i < t.cfg.Ways; i++ {
 		w := way(word[i])

@@ -125,7 +125,8 @@ type Caches struct {
 	// doneNew and busyNew hold the SMs' and slices' next values once
 	// loaded (doneLoaded, busyLoaded), on first use in the cycle.
 	active bool
-	claim  []int // by slice, for the slices in claims
+	claim  []int     // by slice, for the slices in claims: the SM
+	head   []LineReq // and its line
 	// pipeBusy is a superset of the slices whose second stage holds an
 	// access (cache.Tags.Busy, the source of truth, is checked for each):
 	// the slices that accepted one in the last Eval. The caches stay awake
@@ -155,7 +156,7 @@ func NewCaches(s *rtl.Sim, path string, cfg CachesConfig, sms []*SM, unmap ptw.P
 	}
 	n := cfg.SMs * cfg.Warps
 	c := &Caches{cfg: cfg, Unmap: unmap, linesPerPage: 1 << PageShift / cfg.L2.LineBytes,
-		claim:   make([]int, cfg.Slices),
+		claim: make([]int, cfg.Slices), head: make([]LineReq, cfg.Slices),
 		missReq: make([]LineReq, cfg.SMs), doneNew: make([]uint64, cfg.SMs), firstDueNew: make([]uint64, cfg.SMs), busyNew: make([]uint64, cfg.Slices),
 		dueNew: make([]uint64, n), leftNew: make([]int, n)}
 	for k := range c.leftNew {
@@ -312,18 +313,21 @@ func (c *Caches) Eval() {
 	l2Pos, l1Pos := int(c.l2Pos.Q()), int(c.l1Pos.Q())
 	var inval uint64 // slices given an invalidation this cycle
 	invalLine := &c.invalLine
-	issuedTo := l2Pos
+	// Consecutive lines go to consecutive slices: from firstSlice, the
+	// slice of line l2Pos, on.
+	issuedTo, firstSlice := l2Pos, 0
 	if invalidating {
 		c.active = true
 		page = c.pages.Head()
-		for ; issuedTo < c.linesPerPage; issuedTo++ {
-			line := page*uint64(c.linesPerPage) + uint64(issuedTo)
-			s := int(line % uint64(c.cfg.Slices))
-			if inval&(1<<s) != 0 {
-				break
-			}
+		line := page*uint64(c.linesPerPage) + uint64(l2Pos)
+		s, sliceLine := int(line%uint64(c.cfg.Slices)), line/uint64(c.cfg.Slices)
+		firstSlice = s
+		for ; issuedTo < c.linesPerPage && inval&(1<<s) == 0; issuedTo++ {
 			inval |= 1 << s
-			invalLine[s] = line / uint64(c.cfg.Slices)
+			invalLine[s] = sliceLine
+			if s++; s == c.cfg.Slices {
+				s, sliceLine = 0, sliceLine+1
+			}
 		}
 	}
 
@@ -335,27 +339,23 @@ func (c *Caches) Eval() {
 	// rotating priority: an SM's forwarded L1 miss, else its FIFO head
 	// (its writes only, when the L1s take the reads).
 	claims := uint64(0) // the slices with an entry in claim
-	// The SMs with a line queued, in rotating order from start.
+	// The SMs with a line queued, in rotating order from start: rotated
+	// right by start, SM start is bit 0 and SM start-1 bit 63.
 	start := int(c.rr.Q())
-	claimed := false
 	queued := c.queued.Q()
-	below := uint64(1)<<start - 1
 	claimable := queued
 	if walking {
 		claimable = 0 // the SMs' lines wait for the walk
 	}
-	for _, part := range [2]uint64{claimable &^ below, claimable & below} {
-		for ; part != 0; part &= part - 1 {
-			i := bits.TrailingZeros64(part)
-			h, ok := c.candidate(i)
-			if !ok {
-				continue
-			}
-			if s := int(h.Line % uint64(c.cfg.Slices)); (inval|claims)&(1<<s) == 0 {
-				c.claim[s] = i
-				claims |= 1 << s
-				claimed = true
-			}
+	for set := bits.RotateLeft64(claimable, -start); set != 0; set &= set - 1 {
+		i := (bits.TrailingZeros64(set) + start) & 63
+		h, ok := c.candidate(i)
+		if !ok {
+			continue
+		}
+		if s := int(h.Line % uint64(c.cfg.Slices)); (inval|claims)&(1<<s) == 0 {
+			c.claim[s], c.head[s] = i, h
+			claims |= 1 << s
 		}
 	}
 	// Only a slice given an access or holding one in its second stage
@@ -384,7 +384,7 @@ func (c *Caches) Eval() {
 			a = cache.Access{Line: invalLine[s], Kind: cache.Invalidate}
 			in = &a
 		case i >= 0:
-			h, _ = c.candidate(i)
+			h = c.head[s]
 			a = cache.Access{Line: h.Line / uint64(c.cfg.Slices), Sectors: h.Sectors, Kind: cache.Read, ID: uint32(i)<<WarpBits | uint32(h.Warp)}
 			if h.Write {
 				a.Kind = cache.Write
@@ -418,15 +418,18 @@ func (c *Caches) Eval() {
 		}
 	}
 	c.pipeBusy = accepts
-	if claimed {
+	if claims != 0 {
 		c.rr.Set(uint32((start + 1) % len(c.in)))
 	}
 	if invalidating {
 		// The slices took the head page's lines up to the first refused one.
-		for p := l2Pos; p < issuedTo; p++ {
-			if inval&(1<<((page*uint64(c.linesPerPage)+uint64(p))%uint64(c.cfg.Slices))) != 0 {
+		for p, s := l2Pos, firstSlice; p < issuedTo; p++ {
+			if inval&(1<<s) != 0 {
 				issuedTo = p
 				break
+			}
+			if s++; s == c.cfg.Slices {
+				s = 0
 			}
 		}
 		l2Pos = issuedTo
