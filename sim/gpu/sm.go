@@ -673,21 +673,18 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 	curPage := addrs[0] &^ inPage
 	m.pages[0], m.pageCount = addrs[0]>>granule, 1
 	for i := 0; i < len(addrs); i++ {
-		// The lanes within the current line and page, without a call so
-		// that the loop's values stay in registers.
-		a := addrs[i]
-		end := a + size - 1
-		for a&^in == curLine && end&^in == curLine && a&^inPage == curPage {
-			sec |= sectorSpan[(a&in)*toTop>>62<<2|(end&in)*toTop>>62]
-			if i++; i == len(addrs) {
-				break
-			}
-			a = addrs[i]
-			end = a + size - 1
+		// The lanes within the current line and page (none when a lane
+		// is wider than a line).
+		if size-1 <= in {
+			var run int
+			run, sec = sameLine(addrs[i:], in-(size-1), size-1, toTop, curLine, curPage, inPage, sec)
+			i += run
 		}
 		if i == len(addrs) {
 			break
 		}
+		a := addrs[i]
+		end := a + size - 1
 		if a&^in != curLine || end&^in != curLine {
 			curLine, sec = m.enterLines(a, end, curLine, sec)
 		} else {
@@ -700,6 +697,28 @@ func (m *SM) coalesce(op *workload.Op) (pages, lines int) {
 	}
 	m.sectors[m.lineCur] |= sec
 	return m.pageCount, m.lineCount
+}
+
+// sameLine counts the lanes at the head of addrs whose bytes (size-1
+// past the address: sizeM1) lie within the current line curLine and page
+// curPage, and adds their sectors to sec. A lane's offset o from the line
+// (wrapping below it) keeps its bytes in the line when o <= lim, the
+// line's last offset less sizeM1, and the offsets of its first and last
+// bytes pick its sectors. It is a leaf kept out of line so that its loop,
+// which sees most lanes, holds its values in registers: inlined into
+// coalesce (and that into Eval) it shares them with the calls around it
+// and spills them for each lane.
+//
+//go:noinline
+func sameLine(addrs []uint64, lim, sizeM1, toTop, curLine, curPage, inPage uint64, sec uint8) (int, uint8) {
+	for i, a := range addrs {
+		o := a - curLine
+		if o > lim || a-curPage > inPage {
+			return i, sec
+		}
+		sec |= sectorSpan[o*toTop>>62<<2|(o+sizeM1)*toTop>>62]
+	}
+	return len(addrs), sec
 }
 
 // enterLines adds the sectors of a lane's bytes a..end that leave the
