@@ -149,8 +149,9 @@ func (b *Base) dropRegs() { b.dirty.reset() }
 
 // checkLayout makes sure a register of type T is laid out as the commit
 // stores it: the dirty flag right after Q and the checked flag after it
-// (so that a write tests both at once), no pointer in the first word of a register whose value lies in it, and
-// a value that holds no pointers (it may be copied as bytes).
+// (so that a write tests both at once), no pointer in the first word of a
+// register whose value lies in it, and a value that holds no pointers (it
+// may be copied as bytes).
 func checkLayout[T comparable](r *Reg[T]) {
 	t := reflect.TypeFor[T]()
 	switch n := unsafe.Sizeof(r.q); {
