@@ -668,12 +668,23 @@ func (d *Driver) finishCounting() {
 	c := &d.c
 	d.applyDirty()
 	if !c.busy {
-		wake := c.wake
-		if c.next == drvLatency {
-			wake = min(wake, d.until.Q())
-		}
-		d.SleepUntil(wake)
+		d.sleepUntilDue(c.next)
 	}
+}
+
+// sleepUntilDue puts the driver to sleep, entering state next, until the
+// first cycle that has work for it without an input changing: a held-back
+// reply may go, the fault latency ends, or a step's call cost is over.
+func (d *Driver) sleepUntilDue(next uint8) {
+	c := &d.c
+	wake := c.wake
+	if next == drvLatency {
+		wake = min(wake, d.until.Q())
+	}
+	if next == drvStepWait {
+		wake = min(wake, c.stepDue)
+	}
+	d.SleepUntil(wake)
 }
 
 // evalLaunches tells the menu's smart runtime that a kernel ended when a
@@ -1021,14 +1032,7 @@ func (d *Driver) finishCycle() {
 		d.resumeArrival.Set(arrived)
 	}
 	if !c.busy && !rescan {
-		wake := c.wake
-		if next == drvLatency {
-			wake = min(wake, d.until.Q())
-		}
-		if next == drvStepWait {
-			wake = min(wake, c.stepDue)
-		}
-		d.SleepUntil(wake)
+		d.sleepUntilDue(next)
 	}
 	d.unparkChanged()
 }
